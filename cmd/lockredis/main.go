@@ -1,0 +1,241 @@
+// Command lockredis runs a standalone lock server that speaks the Redis
+// protocol. Flags follow redis-server's names; a redis.conf-style file may
+// be given as the first argument, and flags override it.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lockredis/lockredis"
+	"github.com/lockredis/lockredis/engine"
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// config is everything the command line and the config file can set.
+type config struct {
+	port         int
+	bind         []string
+	requirepass  string
+	maxclients   int
+	databases    int
+	dir          string
+	appendonly   string
+	appendfsync  string
+	appendfile   string
+	loglevel     string
+	logfile      string
+	save         string
+	luaTimeLimit int
+}
+
+func defaults() config {
+	return config{
+		port: 6379, bind: []string{"127.0.0.1"}, maxclients: 10000, databases: 16,
+		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
+		loglevel: "notice", save: "", luaTimeLimit: 5000,
+	}
+}
+
+// run is main without the process exit, so tests can drive it. stop, if
+// not nil, replaces the signal channel.
+func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	cfg := defaults()
+	fs := pflag.NewFlagSet("lockredis", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
+	fs.StringSliceVar(&cfg.bind, "bind", cfg.bind, "address(es) to listen on, comma or space separated")
+	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
+	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
+	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
+	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
+	fs.StringVar(&cfg.appendonly, "appendonly", cfg.appendonly, "yes|no: keep the keyspace on disk")
+	fs.StringVar(&cfg.appendfsync, "appendfsync", cfg.appendfsync, "always|everysec|no")
+	fs.StringVar(&cfg.appendfile, "appendfilename", cfg.appendfile, "name of the append-only file in --dir")
+	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
+	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
+	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
+	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before it is stopped and rolled back")
+	version := fs.BoolP("version", "v", false, "print the version and exit")
+	help := fs.BoolP("help", "h", false, "print this help and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: lockredis [/path/to/redis.conf] [options]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "lockredis: %v\nRun 'lockredis --help' for usage.\n", err)
+		return 1
+	}
+	if *help {
+		fs.SetOutput(stdout)
+		fmt.Fprintf(stdout, "Usage: lockredis [/path/to/redis.conf] [options]\n\n")
+		fs.PrintDefaults()
+		return 0
+	}
+	if *version {
+		fmt.Fprintf(stdout, "lockredis v=%s (Redis protocol %s)\n", lockredis.Version, engine.Version)
+		return 0
+	}
+	if rest := fs.Args(); len(rest) > 0 {
+		if len(rest) > 1 {
+			fmt.Fprintf(stderr, "lockredis: unexpected arguments %q: only one config file may be given\n", rest[1:])
+			return 1
+		}
+		fileCfg, err := readConfigFile(rest[0], defaults())
+		if err != nil {
+			fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			return 1
+		}
+		// Flags given on the command line win over the file.
+		cfg = overlay(fileCfg, cfg, fs)
+	}
+	if err := validate(&cfg); err != nil {
+		fmt.Fprintf(stderr, "lockredis: %v\n", err)
+		return 1
+	}
+
+	logOut := stdout
+	if cfg.logfile != "" {
+		f, err := os.OpenFile(cfg.logfile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockredis: can't open the log file: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		logOut = f
+	}
+	logf := newLogger(logOut, cfg.loglevel)
+
+	addr := net.JoinHostPort(cfg.bind[0], strconv.Itoa(cfg.port))
+	srv := lockredis.NewServer(lockredis.Options{
+		Addr:       addr,
+		Password:   cfg.requirepass,
+		Databases:  cfg.databases,
+		MaxClients: cfg.maxclients,
+		Logf:       logf,
+		Params: map[string]string{
+			"port":           strconv.Itoa(cfg.port),
+			"bind":           strings.Join(cfg.bind, " "),
+			"dir":            cfg.dir,
+			"appendonly":     cfg.appendonly,
+			"appendfsync":    cfg.appendfsync,
+			"appendfilename": cfg.appendfile,
+			"loglevel":       cfg.loglevel,
+			"logfile":        cfg.logfile,
+			"save":           cfg.save,
+			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
+		},
+	})
+	if err := srv.Start(); err != nil {
+		logf("warning", "Failed listening on %s: %v", addr, err)
+		return 1
+	}
+	mode := "in memory"
+	if cfg.appendonly == "yes" {
+		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
+	}
+	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode standalone, %s", lockredis.Version, engine.Version, os.Getpid(), mode)
+	logf("notice", "Ready to accept connections tcp on %s", srv.Addr())
+
+	if stop == nil {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		stop = ch
+	}
+	sig := <-stop
+	logf("warning", "Received %v, scheduling shutdown...", sig)
+	if err := srv.Close(); err != nil {
+		logf("warning", "Error during shutdown: %v", err)
+		return 1
+	}
+	logf("notice", "lockredis is now ready to exit, bye bye...")
+	return 0
+}
+
+func validate(cfg *config) error {
+	var bind []string
+	for _, b := range cfg.bind {
+		bind = append(bind, strings.Fields(b)...)
+	}
+	if len(bind) == 0 {
+		return errors.New("--bind needs an address")
+	}
+	cfg.bind = bind
+	if cfg.port < 0 || cfg.port > 65535 {
+		return fmt.Errorf("--port must be between 0 and 65535, got %d", cfg.port)
+	}
+	if cfg.maxclients < 1 {
+		return fmt.Errorf("--maxclients must be at least 1, got %d", cfg.maxclients)
+	}
+	if cfg.databases < 1 || cfg.databases > 256 {
+		return fmt.Errorf("--databases must be between 1 and 256, got %d", cfg.databases)
+	}
+	switch cfg.appendonly {
+	case "yes", "no":
+	default:
+		return fmt.Errorf("--appendonly must be yes or no, got %q", cfg.appendonly)
+	}
+	switch cfg.appendfsync {
+	case "always", "everysec", "no":
+	default:
+		return fmt.Errorf("--appendfsync must be always, everysec or no, got %q", cfg.appendfsync)
+	}
+	switch cfg.loglevel {
+	case "debug", "verbose", "notice", "warning", "nothing":
+	default:
+		return fmt.Errorf("--loglevel must be debug, verbose, notice or warning, got %q", cfg.loglevel)
+	}
+	if cfg.luaTimeLimit < 0 {
+		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
+	}
+	if strings.ContainsAny(cfg.appendfile, "/\\") {
+		return fmt.Errorf("--appendfilename must be a file name, not a path: %q", cfg.appendfile)
+	}
+	return nil
+}
+
+var levelRank = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning": 3, "nothing": 4}
+var levelMark = map[string]byte{"debug": '.', "verbose": '-', "notice": '*', "warning": '#'}
+
+// newLogger writes lines the way redis-server does:
+// "pid:M 21 Nov 2026 13:38:34.123 * message".
+func newLogger(w io.Writer, level string) func(level, format string, args ...any) {
+	var mu sync.Mutex
+	min := levelRank[level]
+	pid := os.Getpid()
+	return func(lvl, format string, args ...any) {
+		r, ok := levelRank[lvl]
+		if !ok {
+			r = 2
+		}
+		if r < min {
+			return
+		}
+		mark, ok := levelMark[lvl]
+		if !ok {
+			mark = '*'
+		}
+		line := fmt.Sprintf("%d:M %s %c %s\n", pid, time.Now().Format("02 Jan 2006 15:04:05.000"), mark, fmt.Sprintf(format, args...))
+		mu.Lock()
+		io.WriteString(w, line)
+		mu.Unlock()
+	}
+}

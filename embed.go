@@ -1,0 +1,307 @@
+// Package lockredis is a lock server that speaks the Redis protocol. Run it
+// inside Go tests as a fake Redis with a controllable clock, or standalone
+// with cmd/lockredis.
+//
+//	srv := lockredis.RunT(t)
+//	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+//	...
+//	srv.FastForward(30 * time.Second) // leases run out, no sleeping
+package lockredis
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/resp"
+)
+
+// Version is lockredis's own version.
+const Version = "0.1.0"
+
+// Options configures a Server. The zero value is a server on a random
+// loopback port, in memory, on the real clock.
+type Options struct {
+	// Addr is the listen address; default "127.0.0.1:0" (a free port).
+	Addr string
+	// Password makes clients AUTH first (requirepass).
+	Password string
+	// Databases is the number of databases; default 16.
+	Databases int
+	// MaxClients bounds connections; default 10000.
+	MaxClients int
+	// Dir is where persistent files live; empty keeps everything in memory.
+	Dir string
+	// ManualClock freezes the server's clock at StartTime (default now):
+	// it then moves only by FastForward and SetTime, for deterministic
+	// tests. By default the clock follows real time and FastForward adds
+	// to it.
+	ManualClock bool
+	StartTime   time.Time
+	// Logf receives log lines; default discards them.
+	Logf func(level, format string, args ...any)
+	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
+	Params map[string]string
+}
+
+// Server is one lockredis instance. Many can run in one process.
+type Server struct {
+	opts Options
+	eng  *engine.Engine
+	srv  *resp.Server
+	ln   net.Listener
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	served  chan error
+	sess    *engine.Session
+}
+
+// NewServer makes a server; Start opens its port.
+func NewServer(opts Options) *Server {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, string, ...any) {}
+	}
+	return &Server{opts: opts}
+}
+
+// Run starts a server with default options.
+func Run() (*Server, error) {
+	s := NewServer(Options{})
+	if err := s.Start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// RunT starts a server for a test and closes it when the test ends. It
+// fails the test if the server cannot start.
+func RunT(t testing.TB) *Server {
+	t.Helper()
+	s := NewServer(Options{})
+	if err := s.Start(); err != nil {
+		t.Fatalf("lockredis: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Start opens the keyspace and begins serving.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started {
+		return errors.New("lockredis: server already started")
+	}
+	var clock *engine.Clock
+	if s.opts.ManualClock {
+		clock = engine.NewManualClock(s.opts.StartTime)
+	} else {
+		clock = engine.NewClock()
+		if !s.opts.StartTime.IsZero() {
+			clock.SetTime(s.opts.StartTime)
+		}
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return err
+	}
+	params := map[string]string{}
+	for k, v := range s.opts.Params {
+		params[k] = v
+	}
+	if _, ok := params["port"]; !ok {
+		params["port"] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	}
+	eng, err := engine.New(engine.Config{
+		Databases:   s.opts.Databases,
+		RequirePass: s.opts.Password,
+		Clock:       clock,
+		Logf:        s.opts.Logf,
+		Params:      params,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	s.eng = eng
+	s.ln = ln
+	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf})
+	s.sess = engine.NewSession("embed")
+	s.sess.Authenticated = true
+	eng.AddSession(s.sess)
+	s.served = make(chan error, 1)
+	go func() { s.served <- s.srv.Serve(ln) }()
+	s.started = true
+	return nil
+}
+
+// Close stops the server: the port is released, clients are disconnected,
+// and every goroutine it started has ended when Close returns.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started || s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.srv.Close()
+	if serr := <-s.served; err == nil {
+		err = serr
+	}
+	if eerr := s.eng.Close(); err == nil {
+		err = eerr
+	}
+	return err
+}
+
+// Addr is the "host:port" clients connect to.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Host is the listening host.
+func (s *Server) Host() string {
+	h, _, _ := net.SplitHostPort(s.Addr())
+	return h
+}
+
+// Port is the listening port.
+func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+// Engine gives access to the engine (command table, clock, stats).
+func (s *Server) Engine() *engine.Engine { return s.eng }
+
+// FastForward moves the server's clock forward by d. Keys whose time has
+// come expire at once, as if d had really passed.
+func (s *Server) FastForward(d time.Duration) {
+	s.eng.Clock.FastForward(d)
+	s.eng.Sweep(0)
+}
+
+// SetTime sets the server's clock to t (and sweeps what expired).
+func (s *Server) SetTime(t time.Time) {
+	s.eng.Clock.SetTime(t)
+	s.eng.Sweep(0)
+}
+
+// Now is the server's current time.
+func (s *Server) Now() time.Time { return s.eng.Clock.Now() }
+
+// Do runs a command as a client would, on database 0, and returns its reply.
+func (s *Server) Do(args ...string) engine.Reply {
+	bargs := make([][]byte, len(args))
+	for i, a := range args {
+		bargs[i] = []byte(a)
+	}
+	var rec engine.Recorder
+	if len(bargs) == 0 {
+		return engine.Reply{Kind: engine.KindError, Str: "ERR empty command"}
+	}
+	cmd, err := s.eng.Table.Resolve(bargs)
+	if err != nil {
+		return engine.Reply{Kind: engine.KindError, Str: err.Error()}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sess.SelectDB(0)
+	s.eng.Run(s.sess, cmd, bargs, &rec)
+	return rec.Last()
+}
+
+func replyErr(r engine.Reply) error {
+	if r.Kind == engine.KindError {
+		return errors.New(r.Str)
+	}
+	return nil
+}
+
+// ErrKeyNotFound is returned by Get for a missing key.
+var ErrKeyNotFound = errors.New("lockredis: key not found")
+
+// Get returns the string value of key.
+func (s *Server) Get(key string) (string, error) {
+	r := s.Do("GET", key)
+	if err := replyErr(r); err != nil {
+		return "", err
+	}
+	if r.Kind == engine.KindNull {
+		return "", ErrKeyNotFound
+	}
+	return r.Str, nil
+}
+
+// Set stores a string value without expiry.
+func (s *Server) Set(key, value string) error { return replyErr(s.Do("SET", key, value)) }
+
+// SetTTL stores a string value that expires after ttl.
+func (s *Server) SetTTL(key, value string, ttl time.Duration) error {
+	return replyErr(s.Do("SET", key, value, "PX", strconv.FormatInt(ttl.Milliseconds(), 10)))
+}
+
+// TTL is the time left before key expires: 0 when it has no expiry or
+// does not exist (see Exists).
+func (s *Server) TTL(key string) time.Duration {
+	r := s.Do("PTTL", key)
+	if r.Kind != engine.KindInt || r.Int < 0 {
+		return 0
+	}
+	return time.Duration(r.Int) * time.Millisecond
+}
+
+// Exists reports whether key exists.
+func (s *Server) Exists(key string) bool { return s.Do("EXISTS", key).Int == 1 }
+
+// Del deletes key and reports whether it existed.
+func (s *Server) Del(key string) bool { return s.Do("DEL", key).Int == 1 }
+
+// Keys lists the keys of database 0, sorted.
+func (s *Server) Keys() []string {
+	r := s.Do("KEYS", "*")
+	out := make([]string, 0, len(r.Elems))
+	for _, e := range r.Elems {
+		out = append(out, e.Str)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FlushAll deletes every key of every database.
+func (s *Server) FlushAll() { s.Do("FLUSHALL") }
+
+// Dump is a readable listing of database 0: one line per key with its type,
+// value and time to live. Handy in test failure messages.
+func (s *Server) Dump() string {
+	var sb strings.Builder
+	for _, k := range s.Keys() {
+		typ := s.Do("TYPE", k).Str
+		var val string
+		switch typ {
+		case "string":
+			val = fmt.Sprintf("%q", s.Do("GET", k).Str)
+		case "hash":
+			val = s.Do("HGETALL", k).String()
+		case "list":
+			val = s.Do("LRANGE", k, "0", "-1").String()
+		case "set":
+			val = s.Do("SMEMBERS", k).String()
+		case "zset":
+			val = s.Do("ZRANGE", k, "0", "-1", "WITHSCORES").String()
+		}
+		fmt.Fprintf(&sb, "%s (%s) %s", k, typ, val)
+		if ttl := s.Do("PTTL", k).Int; ttl >= 0 {
+			fmt.Fprintf(&sb, " ttl=%s", time.Duration(ttl)*time.Millisecond)
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}

@@ -1,0 +1,11 @@
+package engine
+
+// registerBuiltins fills the table with the commands implemented in this
+// package, one file per family.
+func (e *Engine) registerBuiltins() {
+	e.Register(connectionCommands()...)
+	e.Register(serverCommands()...)
+	e.Register(stringCommands()...)
+	e.Register(keyCommands()...)
+	e.Register(expireCommands()...)
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock is the engine's time. A real clock reads the wall time once at
+// start and then advances by the monotonic clock, so stepping the system
+// clock neither expires a lock early nor keeps it late. An offset, moved by
+// FastForward, is added on top. A manual clock moves only when told to.
+type Clock struct {
+	mu        sync.Mutex
+	manual    bool
+	startWall time.Time // wall reading at start, monotonic part stripped
+	startMono time.Time // carries the monotonic reading
+	offset    time.Duration
+	manualNow time.Time
+}
+
+// NewClock returns a clock that follows real time.
+func NewClock() *Clock {
+	now := time.Now()
+	return &Clock{startWall: now.Round(0), startMono: now}
+}
+
+// NewManualClock returns a clock frozen at start until moved by
+// FastForward or SetTime.
+func NewManualClock(start time.Time) *Clock {
+	if start.IsZero() {
+		start = time.Now()
+	}
+	return &Clock{manual: true, manualNow: start.Round(0)}
+}
+
+// Now is the current engine time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.manual {
+		return c.manualNow
+	}
+	return c.startWall.Add(time.Since(c.startMono) + c.offset)
+}
+
+// NowMs is Now in unix milliseconds.
+func (c *Clock) NowMs() int64 { return c.Now().UnixMilli() }
+
+// FastForward moves the clock forward by d (backward if d is negative).
+func (c *Clock) FastForward(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.manual {
+		c.manualNow = c.manualNow.Add(d)
+		return
+	}
+	c.offset += d
+}
+
+// SetTime makes Now return t (and advance from there if the clock is real).
+func (c *Clock) SetTime(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.manual {
+		c.manualNow = t.Round(0)
+		return
+	}
+	c.offset = t.Sub(c.startWall.Add(time.Since(c.startMono)))
+}
+
+// Manual reports whether the clock only moves when told to.
+func (c *Clock) Manual() bool { return c.manual }

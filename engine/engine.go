@@ -1,0 +1,342 @@
+// Package engine is lockredis's keyspace: typed values with millisecond
+// expiry on top of buntdb, the engine-owned clock, the active expiry
+// sweeper and the command table. It knows nothing of sockets, Lua or
+// subscriptions; those packages register commands here and implement the
+// small interfaces the engine calls through.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Version is the Redis version lockredis reports (INFO, HELLO).
+const Version = "7.0.15"
+
+// Config configures an Engine.
+type Config struct {
+	Databases   int    // default 16, at most 256
+	RequirePass string // empty: no authentication
+	Clock       *Clock // default: a real clock
+	Path        string // buntdb file; "" keeps the keyspace in memory
+	Logf        func(level, format string, args ...any)
+
+	// Params are extra CONFIG GET values supplied by whoever assembles
+	// the server (port, bind, dir, appendonly...).
+	Params map[string]string
+}
+
+// Publisher delivers PUBLISH messages. The engine counts receivers while
+// the command runs and delivers after the transaction commits.
+type Publisher interface {
+	Receivers(channel []byte) int
+	Deliver(channel, message []byte)
+}
+
+// Stats are the counters INFO reports.
+type Stats struct {
+	Connections     atomic.Int64 // total_connections_received
+	Commands        atomic.Int64 // total_commands_processed
+	Rejected        atomic.Int64 // rejected_connections
+	ExpiredKeys     atomic.Int64
+	KeyspaceHits    atomic.Int64
+	KeyspaceMisses  atomic.Int64
+	NetInputBytes   atomic.Int64
+	NetOutputBytes  atomic.Int64
+	ErrorReplies    atomic.Int64
+	PubsubMessages  atomic.Int64
+	ProtocolErrors  atomic.Int64
+	ExpireCycleRuns atomic.Int64
+}
+
+// Engine is one server's keyspace and command table. Many engines can live
+// in one process; they share nothing.
+type Engine struct {
+	cfg   Config
+	db    *buntdb.DB
+	Clock *Clock
+	Table *Table
+	Stats Stats
+
+	keys     []atomic.Int64 // stored keys per database
+	volatile []atomic.Int64 // stored keys with an expiry per database
+
+	publisher Publisher
+
+	clientsMu sync.Mutex
+	clients   map[int64]*Session
+	nextID    atomic.Int64
+
+	txPool  sync.Pool
+	started time.Time
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	closed  atomic.Bool
+}
+
+// New opens the keyspace and starts the expiry sweeper.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Databases == 0 {
+		cfg.Databases = 16
+	}
+	if cfg.Databases < 1 || cfg.Databases > 256 {
+		return nil, fmt.Errorf("databases must be between 1 and 256, got %d", cfg.Databases)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = NewClock()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, string, ...any) {}
+	}
+	path := cfg.Path
+	if path == "" {
+		path = ":memory:"
+	}
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	var bc buntdb.Config
+	if err := db.ReadConfig(&bc); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// buntdb must never expire anything itself: expiry lives in our values.
+	bc.OnExpired = nil
+	bc.OnExpiredSync = nil
+	if err := db.SetConfig(bc); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.CreateIndex("exp", "*", lessExpire); err != nil {
+		db.Close()
+		return nil, err
+	}
+	e := &Engine{
+		cfg:      cfg,
+		db:       db,
+		Clock:    cfg.Clock,
+		Table:    newTable(),
+		keys:     make([]atomic.Int64, cfg.Databases),
+		volatile: make([]atomic.Int64, cfg.Databases),
+		clients:  make(map[int64]*Session),
+		started:  time.Now(),
+		stop:     make(chan struct{}),
+	}
+	e.txPool.New = func() any {
+		return &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
+	}
+	if err := e.countKeys(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.registerBuiltins()
+	e.wg.Add(1)
+	go e.sweeper()
+	return e, nil
+}
+
+// countKeys initialises the per-database counters from what was loaded.
+func (e *Engine) countKeys() error {
+	return e.db.View(func(bt *buntdb.Tx) error {
+		return bt.Ascend("", func(k, v string) bool {
+			if len(k) == 0 || int(k[0]) >= len(e.keys) {
+				return true
+			}
+			e.keys[k[0]].Add(1)
+			if expireAtOf(v) != 0 {
+				e.volatile[k[0]].Add(1)
+			}
+			return true
+		})
+	})
+}
+
+// Close stops the sweeper and closes the keyspace (flushing it to disk).
+func (e *Engine) Close() error {
+	if !e.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(e.stop)
+	e.wg.Wait()
+	return e.db.Close()
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Databases is the number of databases.
+func (e *Engine) Databases() int { return e.cfg.Databases }
+
+// SetPublisher connects PUBLISH to a pub/sub implementation.
+func (e *Engine) SetPublisher(p Publisher) { e.publisher = p }
+
+// Publisher returns the connected publisher, or nil.
+func (e *Engine) Publisher() Publisher { return e.publisher }
+
+// Started is when the engine started.
+func (e *Engine) Started() time.Time { return e.started }
+
+// Logf logs through the configured logger.
+func (e *Engine) Logf(level, format string, args ...any) { e.cfg.Logf(level, format, args...) }
+
+// Call is one command invocation handed to a Handler.
+type Call struct {
+	E    *Engine
+	S    *Session
+	W    Writer
+	Args [][]byte
+	Cmd  *Command
+	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
+}
+
+// Err replies with an error value.
+func (c *Call) Err(err error) { c.W.Error(err.Error()) }
+
+// OK replies +OK.
+func (c *Call) OK() { c.W.Status("OK") }
+
+// Errf replies with a formatted error; the format must start with a prefix.
+func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, args...)) }
+
+// Run executes a resolved command for session s, in its own transaction
+// unless the command touches no key.
+func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
+	e.Stats.Commands.Add(1)
+	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd}
+	if cmd.Flags.Has(FlagNoKeyspace) {
+		cmd.Handler(&c)
+		return
+	}
+	e.Do(cmd.Flags.Has(FlagWrite), s.DB, func(tx *Tx) {
+		c.Tx = tx
+		cmd.Handler(&c)
+	})
+}
+
+// RunIn executes a resolved command inside an existing transaction (EXEC,
+// redis.call). The command works on s's selected database.
+func (e *Engine) RunIn(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer) {
+	e.Stats.Commands.Add(1)
+	tx.DB = s.DB
+	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
+	cmd.Handler(&c)
+}
+
+// ErrPanic is reported when a command panicked; its writes were discarded.
+var ErrPanic = errors.New("ERR internal error while running the command (it was rolled back)")
+
+// Do runs fn in a transaction on database db: exclusive when write is set,
+// shared otherwise. A panic in fn rolls the transaction back and is
+// re-raised after the engine lock is released.
+func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
+	tx := e.txPool.Get().(*Tx)
+	tx.write = write
+	tx.DB = db
+	var panicked any
+	run := func(bt *buntdb.Tx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				panicked = r
+				err = errRollback
+			}
+		}()
+		tx.bt = bt
+		tx.Now = e.Clock.Now()
+		tx.Ms = tx.Now.UnixMilli()
+		fn(tx)
+		if tx.rollback {
+			return errRollback
+		}
+		return nil
+	}
+	var err error
+	if write {
+		err = e.db.Update(run)
+	} else {
+		err = e.db.View(run)
+	}
+	if err == nil {
+		e.commit(tx)
+	} else if !errors.Is(err, errRollback) {
+		e.Logf("warning", "transaction failed: %v", err)
+	}
+	tx.reset()
+	e.txPool.Put(tx)
+	if panicked != nil {
+		panic(panicked)
+	}
+}
+
+func (e *Engine) commit(tx *Tx) {
+	for i, d := range tx.keyDelta {
+		if d != 0 {
+			e.keys[i].Add(d)
+		}
+		if v := tx.volDelta[i]; v != 0 {
+			e.volatile[i].Add(v)
+		}
+	}
+	if tx.expired > 0 {
+		e.Stats.ExpiredKeys.Add(tx.expired)
+	}
+	for _, fn := range tx.after {
+		fn()
+	}
+}
+
+// Register adds commands to the table.
+func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
+
+// AddSession registers a session and gives it an id.
+func (e *Engine) AddSession(s *Session) {
+	s.ID = e.nextID.Add(1)
+	if s.Kind == "normal" {
+		e.clientsMu.Lock()
+		e.clients[s.ID] = s
+		e.clientsMu.Unlock()
+	}
+}
+
+// RemoveSession forgets a session.
+func (e *Engine) RemoveSession(s *Session) {
+	e.clientsMu.Lock()
+	delete(e.clients, s.ID)
+	e.clientsMu.Unlock()
+}
+
+// Sessions returns the live sessions ordered by id.
+func (e *Engine) Sessions() []*Session {
+	e.clientsMu.Lock()
+	out := make([]*Session, 0, len(e.clients))
+	for _, s := range e.clients {
+		out = append(out, s)
+	}
+	e.clientsMu.Unlock()
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// ClientCount is the number of connected clients.
+func (e *Engine) ClientCount() int {
+	e.clientsMu.Lock()
+	defer e.clientsMu.Unlock()
+	return len(e.clients)
+}
+
+// NeedsAuth reports whether s must authenticate before running commands.
+func (e *Engine) NeedsAuth(s *Session) bool {
+	return e.cfg.RequirePass != "" && !s.Authenticated
+}
+
+func randByte() byte { return byte(rand.IntN(256)) }

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// testEngine is an engine on a manual clock with one session, for
+// table-driven command tests.
+type testEngine struct {
+	t *testing.T
+	*Engine
+	s *Session
+}
+
+func newTestEngine(t *testing.T) *testEngine {
+	t.Helper()
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	s := NewSession("normal")
+	s.Authenticated = true
+	e.AddSession(s)
+	return &testEngine{t: t, Engine: e, s: s}
+}
+
+// do runs a command the way a connection does (lookup, arity, run) and
+// returns its reply.
+func (te *testEngine) do(args ...string) Reply {
+	bargs := make([][]byte, len(args))
+	for i, a := range args {
+		bargs[i] = []byte(a)
+	}
+	cmd, err := te.Table.Resolve(bargs)
+	if err != nil {
+		return Reply{Kind: KindError, Str: err.Error()}
+	}
+	var rec Recorder
+	te.Run(te.s, cmd, bargs, &rec)
+	if len(rec.Replies) != 1 {
+		te.t.Fatalf("%q wrote %d replies, want 1", args, len(rec.Replies))
+	}
+	return rec.Replies[0]
+}
+
+// step is one command and the reply it must give, rendered by Reply.String.
+type step struct {
+	args []string
+	want string
+}
+
+// run plays steps in order; ff, when set on a step, fast-forwards first.
+func (te *testEngine) run(steps []step) {
+	te.t.Helper()
+	for _, st := range steps {
+		got := te.do(st.args...).String()
+		if got != st.want {
+			te.t.Errorf("%q: got %s, want %s", st.args, got, st.want)
+		}
+	}
+}
+
+func cmd(args ...string) []string { return args }
+
+func TestSetGetBasics(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("SET", "k", "v"), "OK"},
+		{cmd("GET", "k"), `"v"`},
+		{cmd("set", "k", "w", "nx"), "(nil)"},
+		{cmd("SET", "k", "w", "XX", "GET"), `"v"`},
+		{cmd("SET", "lock", "tok", "NX", "PX", "30000"), "OK"},
+		{cmd("PTTL", "lock"), "(integer) 30000"},
+		{cmd("SET", "k", "v", "EX"), "(error) ERR syntax error"},
+		{cmd("SET", "k", "v", "NX", "XX"), "(error) ERR syntax error"},
+		{cmd("SET", "k", "v", "PX", "0"), "(error) ERR invalid expire time in 'set' command"},
+		{cmd("SET", "k", "v", "PX", "+5"), "(error) ERR value is not an integer or out of range"},
+		{cmd("SET", "k", "v", "EX", "9223372036854775807"), "(error) ERR invalid expire time in 'set' command"},
+		{cmd("GET"), "(error) ERR wrong number of arguments for 'get' command"},
+	})
+	te.Clock.FastForward(30 * time.Second)
+	te.run([]step{
+		{cmd("GET", "lock"), "(nil)"},
+		{cmd("PTTL", "lock"), "(integer) -2"},
+	})
+}

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Writer receives a command's reply. Handlers never produce protocol bytes:
+// resp/ encodes these calls as RESP2 or RESP3, luasvc turns them into Lua
+// values, and Recorder keeps them as a Reply tree. Aggregates are announced
+// by a length and followed by exactly that many elements (pairs for Map).
+type Writer interface {
+	Status(s string)
+	Error(msg string) // msg starts with its Redis prefix: "ERR ...", "WRONGTYPE ..."
+	Int(n int64)
+	Bulk(b []byte)
+	BulkString(s string)
+	Null()      // missing value: $-1 in RESP2, _ in RESP3
+	NullArray() // missing aggregate: *-1 in RESP2, _ in RESP3
+	Array(n int)
+	Map(n int) // n key/value pairs; a flat array of 2n in RESP2
+	Set(n int) // an array in RESP2
+	Double(f float64)
+	Bool(b bool)
+	Verbatim(format, s string) // a bulk string in RESP2
+	Push(n int)                // out-of-band message; an array in RESP2
+}
+
+// Errors with Redis's exact wording. Handlers reply with c.Err(err).
+var (
+	ErrSyntax          = errors.New("ERR syntax error")
+	ErrWrongType       = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+	ErrNotInteger      = errors.New("ERR value is not an integer or out of range")
+	ErrNotFloat        = errors.New("ERR value is not a valid float")
+	ErrOverflow        = errors.New("ERR increment or decrement would overflow")
+	ErrNoSuchKey       = errors.New("ERR no such key")
+	ErrDBIndex         = errors.New("ERR DB index is out of range")
+	ErrInvalidDB       = errors.New("ERR invalid DB index") // not an integer
+	ErrNoAuth          = errors.New("NOAUTH Authentication required.")
+	ErrWrongPass       = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
+	ErrNoPasswordSet   = errors.New("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+	ErrNoProto         = errors.New("NOPROTO unsupported protocol version")
+	ErrMaxClients      = errors.New("ERR max number of clients reached")
+	ErrStringTooLong   = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	ErrNaNOrInfinity   = errors.New("ERR increment would produce NaN or Infinity")
+	ErrIncrOverflow    = errors.New("ERR increment or decrement would overflow")
+	ErrTimeoutNegative = errors.New("ERR timeout is negative")
+)
+
+// ErrArity is the reply for a wrong number of arguments. name is the
+// command's full name in lower case ("get", "client|setname").
+func ErrArity(name string) error {
+	return fmt.Errorf("ERR wrong number of arguments for '%s' command", name)
+}
+
+// ErrInvalidExpire is the reply for an expire time that is out of range.
+func ErrInvalidExpire(cmd string) error {
+	return fmt.Errorf("ERR invalid expire time in '%s' command", cmd)
+}
+
+// ErrUnknownSubcommand is Redis's reply for "CLIENT FOO".
+func ErrUnknownSubcommand(sub, cmd string) error {
+	return fmt.Errorf("ERR unknown subcommand '%s'. Try %s HELP.", truncateArg(sub), cmd)
+}
+
+// ReplyKind tells what a recorded Reply is.
+type ReplyKind uint8
+
+const (
+	KindStatus ReplyKind = iota
+	KindError
+	KindInt
+	KindBulk
+	KindNull
+	KindNullArray
+	KindArray
+	KindMap
+	KindSet
+	KindDouble
+	KindBool
+	KindVerbatim
+	KindPush
+)
+
+// Reply is one recorded reply. Str holds status, error, bulk and verbatim
+// text; Int holds integers and booleans (0/1); Elems holds aggregate
+// elements (maps flattened to key, value, key, value...).
+type Reply struct {
+	Kind   ReplyKind
+	Str    string
+	Int    int64
+	Double float64
+	Elems  []Reply
+}
+
+// Recorder is a Writer that keeps replies as Reply values. Scripts and the
+// Go API run commands through it; tests read replies back from it.
+type Recorder struct {
+	Replies []Reply
+	stack   []pending
+}
+
+type pending struct {
+	r    Reply
+	left int
+}
+
+// Reset empties the recorder for reuse.
+func (r *Recorder) Reset() {
+	r.Replies = r.Replies[:0]
+	r.stack = r.stack[:0]
+}
+
+// Last returns the last complete top-level reply.
+func (r *Recorder) Last() Reply {
+	if len(r.Replies) == 0 {
+		return Reply{Kind: KindNull}
+	}
+	return r.Replies[len(r.Replies)-1]
+}
+
+func (r *Recorder) add(rep Reply) {
+	for {
+		if len(r.stack) == 0 {
+			r.Replies = append(r.Replies, rep)
+			return
+		}
+		top := &r.stack[len(r.stack)-1]
+		top.r.Elems = append(top.r.Elems, rep)
+		top.left--
+		if top.left > 0 {
+			return
+		}
+		rep = top.r
+		r.stack = r.stack[:len(r.stack)-1]
+	}
+}
+
+func (r *Recorder) open(kind ReplyKind, n int) {
+	if n <= 0 {
+		r.add(Reply{Kind: kind, Elems: []Reply{}})
+		return
+	}
+	r.stack = append(r.stack, pending{r: Reply{Kind: kind, Elems: make([]Reply, 0, n)}, left: n})
+}
+
+func (r *Recorder) Status(s string)      { r.add(Reply{Kind: KindStatus, Str: s}) }
+func (r *Recorder) Error(msg string)     { r.add(Reply{Kind: KindError, Str: msg}) }
+func (r *Recorder) Int(n int64)          { r.add(Reply{Kind: KindInt, Int: n}) }
+func (r *Recorder) Bulk(b []byte)        { r.add(Reply{Kind: KindBulk, Str: string(b)}) }
+func (r *Recorder) BulkString(s string)  { r.add(Reply{Kind: KindBulk, Str: s}) }
+func (r *Recorder) Null()                { r.add(Reply{Kind: KindNull}) }
+func (r *Recorder) NullArray()           { r.add(Reply{Kind: KindNullArray}) }
+func (r *Recorder) Array(n int)          { r.open(KindArray, n) }
+func (r *Recorder) Map(n int)            { r.open(KindMap, 2*n) }
+func (r *Recorder) Set(n int)            { r.open(KindSet, n) }
+func (r *Recorder) Push(n int)           { r.open(KindPush, n) }
+func (r *Recorder) Double(f float64)     { r.add(Reply{Kind: KindDouble, Double: f}) }
+func (r *Recorder) Verbatim(_, s string) { r.add(Reply{Kind: KindVerbatim, Str: s}) }
+func (r *Recorder) Bool(b bool) {
+	var n int64
+	if b {
+		n = 1
+	}
+	r.add(Reply{Kind: KindBool, Int: n})
+}
+
+// String renders a reply for test failures and Dump: RESP2-like and compact.
+func (rep Reply) String() string {
+	switch rep.Kind {
+	case KindStatus:
+		return rep.Str
+	case KindError:
+		return "(error) " + rep.Str
+	case KindInt, KindBool:
+		return fmt.Sprintf("(integer) %d", rep.Int)
+	case KindBulk, KindVerbatim:
+		return fmt.Sprintf("%q", rep.Str)
+	case KindNull, KindNullArray:
+		return "(nil)"
+	case KindDouble:
+		return FormatFloat(rep.Double)
+	}
+	s := "["
+	for i, e := range rep.Elems {
+		if i > 0 {
+			s += " "
+		}
+		s += e.String()
+	}
+	return s + "]"
+}
+
+// Replay writes a recorded reply into another Writer.
+func (rep Reply) Replay(w Writer) {
+	switch rep.Kind {
+	case KindStatus:
+		w.Status(rep.Str)
+	case KindError:
+		w.Error(rep.Str)
+	case KindInt:
+		w.Int(rep.Int)
+	case KindBulk:
+		w.BulkString(rep.Str)
+	case KindNull:
+		w.Null()
+	case KindNullArray:
+		w.NullArray()
+	case KindDouble:
+		w.Double(rep.Double)
+	case KindBool:
+		w.Bool(rep.Int != 0)
+	case KindVerbatim:
+		w.Verbatim("txt", rep.Str)
+	case KindArray, KindSet, KindPush, KindMap:
+		switch rep.Kind {
+		case KindArray:
+			w.Array(len(rep.Elems))
+		case KindSet:
+			w.Set(len(rep.Elems))
+		case KindPush:
+			w.Push(len(rep.Elems))
+		case KindMap:
+			w.Map(len(rep.Elems) / 2)
+		}
+		for _, e := range rep.Elems {
+			e.Replay(w)
+		}
+	}
+}

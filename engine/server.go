@@ -1,0 +1,7 @@
+package engine
+
+// Server commands: INFO, CONFIG, COMMAND, DBSIZE, FLUSHDB...
+
+func serverCommands() []*Command {
+	return []*Command{}
+}

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Session is the per-connection state that commands read and change:
+// selected database, authentication, protocol, name. resp/ owns the socket
+// and the MULTI queue; the engine keeps every live Session in a registry
+// for CLIENT LIST and INFO.
+type Session struct {
+	ID      int64
+	Created time.Time
+
+	// Set by the owner goroutine only; read by the command that runs on it.
+	DB            int
+	Authenticated bool
+	Proto         int // 2 or 3
+
+	// CloseAfterReply asks the connection to close once the current reply
+	// is written (QUIT).
+	CloseAfterReply bool
+
+	// OnReset lets the connection owner clear what it keeps (MULTI queue,
+	// subscriptions) when RESET runs.
+	OnReset func()
+
+	// Kind says where the session comes from: "normal" for sockets,
+	// "lua" for scripts, "embed" for the Go API.
+	Kind string
+
+	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
+	mu         sync.Mutex
+	name       string
+	libName    string
+	libVer     string
+	addr       string
+	laddr      string
+	lastCmd    string
+	lastActive time.Time
+	flags      string
+	db         int // copies of DB and Proto for other readers
+	proto      int
+
+	Sub   atomic.Int32 // channel subscriptions
+	PSub  atomic.Int32 // pattern subscriptions
+	SSub  atomic.Int32 // shard channel subscriptions
+	Multi atomic.Int32 // queued commands, -1 when not in MULTI
+
+	// Close asks the owner to close the connection (CLIENT KILL, shutdown).
+	Close func()
+}
+
+// NewSession makes a session that is not yet registered.
+func NewSession(kind string) *Session {
+	now := time.Now()
+	s := &Session{Kind: kind, Proto: 2, proto: 2, Created: now, lastActive: now}
+	s.Multi.Store(-1)
+	return s
+}
+
+// SetName sets the CLIENT SETNAME name.
+func (s *Session) SetName(n string) {
+	s.mu.Lock()
+	s.name = n
+	s.mu.Unlock()
+}
+
+// Name is the CLIENT SETNAME name.
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+// SetLib records CLIENT SETINFO values; empty arguments keep the old one.
+func (s *Session) SetLib(name, ver *string) {
+	s.mu.Lock()
+	if name != nil {
+		s.libName = *name
+	}
+	if ver != nil {
+		s.libVer = *ver
+	}
+	s.mu.Unlock()
+}
+
+// SetAddrs records the peer and local addresses.
+func (s *Session) SetAddrs(addr, laddr string) {
+	s.mu.Lock()
+	s.addr, s.laddr = addr, laddr
+	s.mu.Unlock()
+}
+
+// Addr is the peer address.
+func (s *Session) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// SetFlags sets the CLIENT LIST flags letters ("N", "P", "x"...).
+func (s *Session) SetFlags(f string) {
+	s.mu.Lock()
+	s.flags = f
+	s.mu.Unlock()
+}
+
+// SelectDB changes the selected database.
+func (s *Session) SelectDB(db int) {
+	s.DB = db
+	s.mu.Lock()
+	s.db = db
+	s.mu.Unlock()
+}
+
+// SetProto changes the protocol version (HELLO).
+func (s *Session) SetProto(p int) {
+	s.Proto = p
+	s.mu.Lock()
+	s.proto = p
+	s.mu.Unlock()
+}
+
+// Touch records the command being run, for CLIENT LIST cmd= and idle=.
+func (s *Session) Touch(cmd string, now time.Time) {
+	s.mu.Lock()
+	s.lastCmd = cmd
+	s.lastActive = now
+	s.mu.Unlock()
+}
+
+// ClientInfo is a snapshot of a session for CLIENT LIST / CLIENT INFO.
+type ClientInfo struct {
+	ID                  int64
+	Addr, LAddr         string
+	Name                string
+	LibName, LibVer     string
+	Age, Idle           time.Duration
+	Flags               string
+	DB                  int
+	Sub, PSub, SSub     int
+	Multi               int
+	Cmd                 string
+	Proto               int
+	LastCmd, ClientKind string
+}
+
+// Info snapshots the session for other goroutines.
+func (s *Session) Info(now time.Time) ClientInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	flags := s.flags
+	if flags == "" {
+		flags = "N"
+	}
+	return ClientInfo{
+		ID: s.ID, Addr: s.addr, LAddr: s.laddr, Name: s.name,
+		LibName: s.libName, LibVer: s.libVer,
+		Age: now.Sub(s.Created), Idle: now.Sub(s.lastActive),
+		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
+		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
+		Proto: s.proto,
+	}
+}

@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// ParseInt parses a signed 64-bit integer the way Redis's string2ll does:
+// an optional '-', then digits, no leading '+', no leading zeros (but "0"),
+// no spaces, no overflow.
+func ParseInt(b []byte) (int64, bool) {
+	n := len(b)
+	if n == 0 || n > 20 {
+		return 0, false
+	}
+	if n == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := false
+	i := 0
+	if b[0] == '-' {
+		neg = true
+		i = 1
+		if n == 1 {
+			return 0, false
+		}
+	}
+	if b[i] < '1' || b[i] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for ; i < n; i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// ParseFloat parses a float the way Redis's string2ld/string2d do: strtod
+// syntax, no leading space, no trailing garbage, NaN refused. "inf",
+// "+inf", "-inf" (any case) are accepted.
+func ParseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 5000 || isSpace(b[0]) {
+		return 0, false
+	}
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	switch strings.ToLower(s) {
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		// strconv accepts '_' separators and "0x" hex floats with 'p'
+		// exponents; strtod does hex too, but never underscores.
+		if c == '_' || isSpace(c) {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			// strtod saturates to +-HUGE_VAL or to 0 and sets ERANGE;
+			// Redis then rejects the value.
+			return 0, false
+		}
+		return 0, false
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// FormatFloat prints a double the way Redis 7.0 prints scores and
+// INCRBYFLOAT-free doubles (d2string): integral values in range as
+// integers, "inf"/"-inf", otherwise %.17g.
+func FormatFloat(f float64) string {
+	return string(AppendFloat(nil, f))
+}
+
+// AppendFloat appends FormatFloat(f) to b.
+func AppendFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(b, "-0"...)
+		}
+		return append(b, '0')
+	}
+	// Redis: if the double is an integer in the range where that is exact,
+	// print it as a long long.
+	const exactLimit = 1 << 52
+	if f > -exactLimit && f < exactLimit && f == math.Trunc(f) {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return appendG17(b, f)
+}
+
+// appendG17 formats like C's printf("%.17g").
+func appendG17(b []byte, f float64) []byte {
+	s := strconv.FormatFloat(f, 'e', 16, 64) // d.dddddddddddddddde±XX
+	mant, expPart, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expPart)
+	neg := false
+	if mant[0] == '-' {
+		neg = true
+		mant = mant[1:]
+	}
+	digits := strings.Replace(mant, ".", "", 1) // 17 significant digits
+	if neg {
+		b = append(b, '-')
+	}
+	if exp < -4 || exp >= 17 {
+		// exponent form: trailing zeros of the fraction removed
+		d := strings.TrimRight(digits[1:], "0")
+		b = append(b, digits[0])
+		if d != "" {
+			b = append(b, '.')
+			b = append(b, d...)
+		}
+		b = append(b, 'e')
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(exp), 10)
+	}
+	if exp >= 0 {
+		intPart := digits[:exp+1]
+		frac := strings.TrimRight(digits[exp+1:], "0")
+		b = append(b, intPart...)
+		if frac != "" {
+			b = append(b, '.')
+			b = append(b, frac...)
+		}
+		return b
+	}
+	b = append(b, "0."...)
+	for i := 0; i < -exp-1; i++ {
+		b = append(b, '0')
+	}
+	return append(b, strings.TrimRight(digits, "0")...)
+}
+
+// AddLongDouble implements INCRBYFLOAT's arithmetic. Redis parses both
+// operands with strtold, adds them as x87 80-bit long doubles and prints the
+// sum with "%.17Lf" minus trailing zeros (ld2string, LD_STR_HUMAN). A
+// big.Float with a 64-bit mantissa rounds exactly like that hardware, so
+// results match redis-server digit for digit ("0.1" + "0.2" is "0.3").
+func AddLongDouble(cur, incr []byte) (string, error) {
+	a, ok := parseLongDouble(cur)
+	if !ok {
+		return "", ErrNotFloat
+	}
+	b, ok := parseLongDouble(incr)
+	if !ok {
+		return "", ErrNotFloat
+	}
+	if a.IsInf() || b.IsInf() {
+		return "", ErrNaNOrInfinity
+	}
+	sum := new(big.Float).SetPrec(64).SetMode(big.ToNearestEven).Add(a, b)
+	s := sum.Text('f', 17)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s, nil
+}
+
+func parseLongDouble(b []byte) (*big.Float, bool) {
+	if _, ok := ParseFloat(b); !ok {
+		return nil, false
+	}
+	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
+}
+
+// EqualFold reports whether b equals the lower-case ASCII word s, ignoring case.
+func EqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lower writes the lower-case form of b into buf and returns it.
+func lower(buf []byte, b []byte) []byte {
+	buf = buf[:0]
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
+// truncateArg mirrors Redis's "%.128s" for argument echoes in errors, and
+// its mapping of CR/LF to spaces so the reply stays one line.
+func truncateArg(s string) string {
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return sanitizeLine(s)
+}
+
+func sanitizeLine(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	}
+	return s
+}
+
+// b2s returns a string that shares b's memory. Only for lookups that do not
+// keep the string.
+func b2s(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

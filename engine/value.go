@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+)
+
+// Type is the Redis type of a key.
+type Type byte
+
+const (
+	TypeString Type = 's'
+	TypeHash   Type = 'h'
+	TypeList   Type = 'l'
+	TypeSet    Type = 'S'
+	TypeZSet   Type = 'z'
+)
+
+// Name is what TYPE replies for the type.
+func (t Type) Name() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeHash:
+		return "hash"
+	case TypeList:
+		return "list"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	}
+	return "none"
+}
+
+// A stored item is one buntdb value per Redis key:
+//
+//	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | payload
+//
+// The expiry lives inside the value, with millisecond precision, so the key,
+// its contents and its TTL always change together in one buntdb Set, and the
+// "exp" index (ordered by these 8 bytes) finds what the sweeper must delete.
+const (
+	headerLen = 9
+	noExpire  = math.MaxUint64
+)
+
+// Value is a decoded item. ExpireAt is unix milliseconds, 0 when the key
+// has no expiry. Payload is the type-specific encoding (a string's bytes).
+type Value struct {
+	Type     Type
+	ExpireAt int64
+	Payload  string
+}
+
+func encodeValue(v Value) string {
+	var sb strings.Builder
+	sb.Grow(headerLen + len(v.Payload))
+	var h [headerLen]byte
+	h[0] = byte(v.Type)
+	exp := uint64(noExpire)
+	if v.ExpireAt > 0 {
+		exp = uint64(v.ExpireAt)
+	}
+	binary.BigEndian.PutUint64(h[1:], exp)
+	sb.Write(h[:])
+	sb.WriteString(v.Payload)
+	return sb.String()
+}
+
+func decodeValue(s string) Value {
+	if len(s) < headerLen {
+		return Value{Type: TypeString}
+	}
+	return Value{Type: Type(s[0]), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
+}
+
+// expireAtOf reads only the expiry of an encoded value.
+func expireAtOf(s string) int64 {
+	if len(s) < headerLen {
+		return 0
+	}
+	exp := uint64(s[1])<<56 | uint64(s[2])<<48 | uint64(s[3])<<40 | uint64(s[4])<<32 |
+		uint64(s[5])<<24 | uint64(s[6])<<16 | uint64(s[7])<<8 | uint64(s[8])
+	if exp == noExpire {
+		return 0
+	}
+	return int64(exp)
+}
+
+// lessExpire orders encoded values by expiry for the "exp" index.
+func lessExpire(a, b string) bool {
+	if len(a) < headerLen || len(b) < headerLen {
+		return len(a) < len(b)
+	}
+	return a[1:headerLen] < b[1:headerLen]
+}
+
+// expirePivot is an encoded value that sorts just before items expiring at ms.
+func expirePivot(ms int64) string {
+	var h [headerLen]byte
+	binary.BigEndian.PutUint64(h[1:], uint64(ms))
+	return string(h[:])
+}

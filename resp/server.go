@@ -1,0 +1,242 @@
+// Package resp serves the engine over TCP: connections, per-connection
+// state (auth, selected db, protocol, MULTI queue, subscriptions) and the
+// encoding of replies as RESP2 or RESP3. It holds no data logic.
+package resp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockredis/lockredis/engine"
+	"github.com/tidwall/redcon"
+)
+
+// Options configures a Server.
+type Options struct {
+	MaxClients int // 0: 10000, as Redis
+	// Limits on client input; zero values take Redis's defaults.
+	Limits Limits
+	Logf   func(level, format string, args ...any)
+}
+
+// Server accepts RESP connections for one engine.
+type Server struct {
+	eng  *engine.Engine
+	opts Options
+	rs   *redcon.Server
+
+	mu      sync.Mutex
+	ln      net.Listener
+	clients map[*client]struct{}
+	count   atomic.Int64
+	conns   sync.WaitGroup // one per accepted connection until it is gone
+	closed  bool
+	done    chan struct{}
+}
+
+// client is one connection's state, kept in the redcon context.
+type client struct {
+	rc   redcon.Conn
+	gc   *guardConn
+	sess *engine.Session
+	enc  Encoder
+}
+
+// New makes a server for eng. Call Serve to accept connections.
+func New(eng *engine.Engine, opts Options) *Server {
+	if opts.MaxClients == 0 {
+		opts.MaxClients = 10000
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, string, ...any) {}
+	}
+	opts.Limits = opts.Limits.withDefaults()
+	s := &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), done: make(chan struct{})}
+	s.rs = redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
+	s.rs.AcceptError = func(err error) {
+		// EMFILE and friends: log and back off instead of spinning.
+		s.opts.Logf("warning", "accept: %v", err)
+		time.Sleep(10 * time.Millisecond)
+	}
+	return s
+}
+
+// Serve accepts connections on ln until Close. It returns nil after Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("server closed")
+	}
+	s.ln = &guardListener{Listener: ln, srv: s}
+	s.mu.Unlock()
+	err := s.rs.Serve(s.ln)
+	close(s.done)
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return err
+}
+
+// Close stops accepting, closes every connection and waits for Serve to
+// return.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	ln := s.ln
+	clients := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	if ln == nil {
+		return nil
+	}
+	ln.Close()
+	for _, c := range clients {
+		c.gc.Conn.Close()
+	}
+	// Wait for Serve and for every connection goroutine, so that no
+	// command runs once Close has returned.
+	all := make(chan struct{})
+	go func() {
+		<-s.done
+		s.conns.Wait()
+		close(all)
+	}()
+	select {
+	case <-all:
+		return nil
+	case <-time.After(5 * time.Second):
+		return errors.New("timed out waiting for connections to close")
+	}
+}
+
+// ClientCount is the number of open connections.
+func (s *Server) ClientCount() int { return int(s.count.Load()) }
+
+func (s *Server) accept(rc redcon.Conn) bool {
+	gc, _ := rc.NetConn().(*guardConn)
+	if gc == nil {
+		return false
+	}
+	if s.count.Load() >= int64(s.opts.MaxClients) {
+		s.eng.Stats.Rejected.Add(1)
+		rc.WriteError(engine.ErrMaxClients.Error())
+		return false
+	}
+	sess := engine.NewSession("normal")
+	sess.SetAddrs(rc.RemoteAddr(), gc.LocalAddr().String())
+	s.eng.AddSession(sess)
+	c := &client{rc: rc, gc: gc, sess: sess, enc: Encoder{Proto: 2}}
+	gc.sess = sess
+	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
+	sess.Close = func() { gc.Conn.Close() }
+	rc.SetContext(c)
+	s.mu.Lock()
+	s.clients[c] = struct{}{}
+	s.mu.Unlock()
+	s.count.Add(1)
+	s.conns.Add(1)
+	s.eng.Stats.Connections.Add(1)
+	return true
+}
+
+func (s *Server) onClosed(rc redcon.Conn, err error) {
+	c, _ := rc.Context().(*client)
+	if c == nil {
+		return
+	}
+	// redcon calls this with its own lock held: touch nothing of redcon's.
+	s.forget(c)
+}
+
+func (s *Server) forget(c *client) {
+	s.mu.Lock()
+	_, ok := s.clients[c]
+	delete(s.clients, c)
+	s.mu.Unlock()
+	if ok {
+		s.count.Add(-1)
+		s.eng.RemoveSession(c.sess)
+		s.conns.Done()
+	}
+}
+
+// handle runs one command read from a connection.
+func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
+	c := rc.Context().(*client)
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logf("warning", "panic serving %s: %v\n%s", c.sess.Addr(), r, debug.Stack())
+			c.enc.Buf = c.enc.Buf[:0]
+			c.enc.Error(engine.ErrPanic.Error())
+			c.flush()
+		}
+	}()
+	c.enc.Proto = c.sess.Proto
+	s.dispatch(c, cmd.Args)
+	c.flush()
+	if c.sess.CloseAfterReply {
+		rc.Close()
+	}
+}
+
+// flush hands the encoded reply to redcon, which writes it to the socket
+// after the pipeline batch.
+func (c *client) flush() {
+	if len(c.enc.Buf) == 0 {
+		return
+	}
+	c.rc.WriteRaw(c.enc.Buf)
+	if cap(c.enc.Buf) > 64<<10 {
+		c.enc.Buf = nil
+	} else {
+		c.enc.Buf = c.enc.Buf[:0]
+	}
+}
+
+// dispatch applies the connection-level rules Redis applies before running
+// a command, in Redis's order: lookup and arity, then authentication.
+func (s *Server) dispatch(c *client, args [][]byte) {
+	eng := s.eng
+	if len(args) == 0 {
+		return
+	}
+	now := time.Now()
+	cmd, err := eng.Table.Resolve(args)
+	if err != nil {
+		eng.Stats.ErrorReplies.Add(1)
+		c.enc.Error(err.Error())
+		return
+	}
+	c.sess.Touch(cmd.FullName, now)
+	if eng.NeedsAuth(c.sess) && !cmd.Flags.Has(engine.FlagNoAuth) {
+		eng.Stats.ErrorReplies.Add(1)
+		c.enc.Error(engine.ErrNoAuth.Error())
+		return
+	}
+	eng.Run(c.sess, cmd, args, &c.enc)
+}
+
+// String describes the server for logs.
+func (s *Server) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return "resp server (not serving)"
+	}
+	return fmt.Sprintf("resp server on %s", s.ln.Addr())
+}

@@ -1,0 +1,135 @@
+package resp
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// Encoder is an engine.Writer that appends RESP2 or RESP3 bytes to Buf.
+// The same handler output becomes either protocol; only this file knows
+// the difference.
+type Encoder struct {
+	Buf   []byte
+	Proto int // 2 or 3
+}
+
+var _ engine.Writer = (*Encoder)(nil)
+
+func (e *Encoder) line(prefix byte, s string) {
+	e.Buf = append(e.Buf, prefix)
+	// Status and error lines cannot carry CR or LF.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		e.Buf = append(e.Buf, c)
+	}
+	e.Buf = append(e.Buf, '\r', '\n')
+}
+
+func (e *Encoder) header(prefix byte, n int64) {
+	e.Buf = append(e.Buf, prefix)
+	e.Buf = strconv.AppendInt(e.Buf, n, 10)
+	e.Buf = append(e.Buf, '\r', '\n')
+}
+
+func (e *Encoder) Status(s string) { e.line('+', s) }
+func (e *Encoder) Error(msg string) {
+	if len(msg) == 0 || msg[0] != '-' {
+		e.line('-', msg)
+		return
+	}
+	e.line('-', msg[1:])
+}
+func (e *Encoder) Int(n int64) { e.header(':', n) }
+func (e *Encoder) Bulk(b []byte) {
+	e.header('$', int64(len(b)))
+	e.Buf = append(e.Buf, b...)
+	e.Buf = append(e.Buf, '\r', '\n')
+}
+func (e *Encoder) BulkString(s string) {
+	e.header('$', int64(len(s)))
+	e.Buf = append(e.Buf, s...)
+	e.Buf = append(e.Buf, '\r', '\n')
+}
+func (e *Encoder) Null() {
+	if e.Proto == 3 {
+		e.Buf = append(e.Buf, "_\r\n"...)
+		return
+	}
+	e.Buf = append(e.Buf, "$-1\r\n"...)
+}
+func (e *Encoder) NullArray() {
+	if e.Proto == 3 {
+		e.Buf = append(e.Buf, "_\r\n"...)
+		return
+	}
+	e.Buf = append(e.Buf, "*-1\r\n"...)
+}
+func (e *Encoder) Array(n int) { e.header('*', int64(n)) }
+func (e *Encoder) Map(n int) {
+	if e.Proto == 3 {
+		e.header('%', int64(n))
+		return
+	}
+	e.header('*', int64(2*n))
+}
+func (e *Encoder) Set(n int) {
+	if e.Proto == 3 {
+		e.header('~', int64(n))
+		return
+	}
+	e.header('*', int64(n))
+}
+func (e *Encoder) Push(n int) {
+	if e.Proto == 3 {
+		e.header('>', int64(n))
+		return
+	}
+	e.header('*', int64(n))
+}
+func (e *Encoder) Double(f float64) {
+	if e.Proto == 3 {
+		e.Buf = append(e.Buf, ',')
+		switch {
+		case math.IsInf(f, 1):
+			e.Buf = append(e.Buf, "inf"...)
+		case math.IsInf(f, -1):
+			e.Buf = append(e.Buf, "-inf"...)
+		default:
+			e.Buf = engine.AppendFloat(e.Buf, f)
+		}
+		e.Buf = append(e.Buf, '\r', '\n')
+		return
+	}
+	e.BulkString(engine.FormatFloat(f))
+}
+func (e *Encoder) Bool(b bool) {
+	if e.Proto == 3 {
+		if b {
+			e.Buf = append(e.Buf, "#t\r\n"...)
+		} else {
+			e.Buf = append(e.Buf, "#f\r\n"...)
+		}
+		return
+	}
+	if b {
+		e.Int(1)
+	} else {
+		e.Int(0)
+	}
+}
+func (e *Encoder) Verbatim(format, s string) {
+	if e.Proto == 3 {
+		e.header('=', int64(len(s)+4))
+		e.Buf = append(e.Buf, format...)
+		e.Buf = append(e.Buf, ':')
+		e.Buf = append(e.Buf, s...)
+		e.Buf = append(e.Buf, '\r', '\n')
+		return
+	}
+	e.BulkString(s)
+}
