@@ -214,7 +214,7 @@ func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
 		cmd.Handler(&c)
 		return
 	}
-	e.Do(cmd.Flags.Has(FlagWrite), s.DB, func(tx *Tx) {
+	e.Do(cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, func(tx *Tx) {
 		c.Tx = tx
 		cmd.Handler(&c)
 	})

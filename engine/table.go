@@ -24,7 +24,7 @@ const (
 	FlagMayReplicate                   // may replicate (PUBLISH)
 	FlagNoKeyspace                     // touches no key: runs without a keyspace transaction
 	FlagAllowBusy                      // allowed while a script runs too long
-	FlagSentinel
+	FlagWriteTx                        // needs an exclusive transaction without being a write command (EVAL, EXEC)
 )
 
 var flagNames = []struct {
