@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/pubsub"
 	"github.com/lockredis/lockredis/resp"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// to it.
 	ManualClock bool
 	StartTime   time.Time
+	// PubSubLimits is the output buffer limit of subscribers (Redis's
+	// client-output-buffer-limit pubsub); zero means 32 MB hard, 8 MB for
+	// 60 s soft.
+	PubSubLimits pubsub.Limits
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -137,7 +142,9 @@ func (s *Server) Start() error {
 	}
 	s.eng = eng
 	s.ln = ln
-	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf})
+	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
+	pubsub.Register(eng, hub)
+	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
 	s.sess = engine.NewSession("embed")
 	s.sess.Authenticated = true
 	eng.AddSession(s.sess)

@@ -8,4 +8,10 @@ func (e *Engine) registerBuiltins() {
 	e.Register(stringCommands()...)
 	e.Register(keyCommands()...)
 	e.Register(expireCommands()...)
+	e.Register(multiCommands()...)
+	e.Register(hashCommands()...)
+	e.Register(listCommands()...)
+	e.Register(setCommands()...)
+	e.Register(zsetCommands()...)
+	e.Register(objectCommands()...)
 }

@@ -1,13 +1,43 @@
 package engine
 
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"math"
+)
+
 // Connection commands: they change or read the session, never the keyspace.
 
+// helloMaxProto is the highest protocol version HELLO accepts. HELLO 3
+// answers NOPROTO until the server speaks RESP3 everywhere; raising this
+// to 3 is the only change HELLO needs then.
+const helloMaxProto = 2
+
+var (
+	errHelloProto  = errors.New("ERR Protocol version is not an integer or out of range")
+	errHelloNoAuth = errors.New("NOAUTH HELLO must be called with the client already authenticated, " +
+		"otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and " +
+		"select the RESP protocol version at the same time")
+	errIntRange   = errors.New("ERR value is out of range, value must between -2147483648 and 2147483647")
+	errClientName = errors.New("ERR Client names cannot contain spaces, newlines or special characters.")
+)
+
 func connectionCommands() []*Command {
+	const conn = FlagNoKeyspace | FlagLoading | FlagStale | FlagFast
+	// AUTH, HELLO, QUIT and RESET run before authentication and while a
+	// script is busy, never from a script.
+	const preAuth = conn | FlagNoScript | FlagNoAuth | FlagAllowBusy
 	return []*Command{
-		{Name: "ping", Arity: -1, Flags: FlagFast | FlagPubSub | FlagNoKeyspace | FlagStale | FlagLoading, Handler: cmdPing},
-		{Name: "echo", Arity: 2, Flags: FlagFast | FlagNoKeyspace | FlagStale | FlagLoading, Handler: cmdEcho},
-		{Name: "select", Arity: 2, Flags: FlagFast | FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdSelect},
-		{Name: "quit", Arity: -1, Flags: FlagFast | FlagNoKeyspace | FlagNoAuth | FlagNoScript | FlagLoading | FlagStale | FlagPubSub, Handler: cmdQuit},
+		// Redis 7.0 lists PING as only "fast"; FlagPubSub lets it run
+		// while subscribed, and loading/stale are Redis's runtime checks.
+		{Name: "ping", Arity: -1, Flags: FlagFast | FlagPubSub | FlagNoKeyspace, Handler: cmdPing},
+		{Name: "echo", Arity: 2, Flags: conn, Handler: cmdEcho},
+		{Name: "select", Arity: 2, Flags: conn, Handler: cmdSelect},
+		{Name: "quit", Arity: -1, Flags: preAuth | FlagPubSub, Handler: cmdQuit},
+		{Name: "auth", Arity: -2, Flags: preAuth, Handler: cmdAuth},
+		{Name: "hello", Arity: -1, Flags: preAuth, Handler: cmdHello},
+		{Name: "reset", Arity: 1, Flags: preAuth | FlagPubSub, Handler: cmdReset},
 	}
 }
 
@@ -37,9 +67,14 @@ func cmdPing(c *Call) {
 func cmdEcho(c *Call) { c.W.Bulk(c.Args[1]) }
 
 func cmdSelect(c *Call) {
+	// Redis 7.0 parses the index with getIntFromObjectOrReply.
 	n, ok := ParseInt(c.Args[1])
 	if !ok {
-		c.Err(ErrInvalidDB)
+		c.Err(ErrNotInteger)
+		return
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.Err(errIntRange)
 		return
 	}
 	if n < 0 || n >= int64(c.E.Databases()) {
@@ -53,4 +88,137 @@ func cmdSelect(c *Call) {
 func cmdQuit(c *Call) {
 	c.S.CloseAfterReply = true
 	c.OK()
+}
+
+// checkPassword reports whether user/pass log in. There are no ACL users:
+// only "default" exists, and without requirepass it takes any password.
+// The comparison takes the same time whatever the password's length or
+// content, so that it leaks nothing.
+func (e *Engine) checkPassword(user, pass []byte) bool {
+	if string(user) != "default" {
+		return false
+	}
+	if e.cfg.RequirePass == "" {
+		return true
+	}
+	got := sha256.Sum256(pass)
+	want := sha256.Sum256([]byte(e.cfg.RequirePass))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+func cmdAuth(c *Call) {
+	if len(c.Args) > 3 {
+		c.Err(ErrSyntax)
+		return
+	}
+	user, pass := []byte("default"), c.Args[1]
+	if len(c.Args) == 2 {
+		if c.E.cfg.RequirePass == "" {
+			c.Err(ErrNoPasswordSet)
+			return
+		}
+	} else {
+		user, pass = c.Args[1], c.Args[2]
+	}
+	// A failed AUTH leaves an authenticated client authenticated, as in
+	// Redis.
+	if !c.E.checkPassword(user, pass) {
+		c.Err(ErrWrongPass)
+		return
+	}
+	c.S.Authenticated = true
+	c.OK()
+}
+
+// validClientName checks a CLIENT SETNAME / HELLO SETNAME name: printable
+// ASCII without spaces.
+func validClientName(name []byte) error {
+	for _, b := range name {
+		if b < '!' || b > '~' {
+			return errClientName
+		}
+	}
+	return nil
+}
+
+// cmdHello handles HELLO [protover [AUTH user pass] [SETNAME name]]. As in
+// Redis 7.0, options take effect one by one, so a failing option leaves
+// the earlier ones applied.
+func cmdHello(c *Call) {
+	var ver int64
+	next := 1
+	if len(c.Args) >= 2 {
+		v, ok := ParseInt(c.Args[1])
+		if !ok {
+			c.Err(errHelloProto)
+			return
+		}
+		if v < 2 || v > helloMaxProto {
+			c.Err(ErrNoProto)
+			return
+		}
+		ver = v
+		next = 2
+	}
+	for j := next; j < len(c.Args); j++ {
+		more := len(c.Args) - 1 - j
+		opt := c.Args[j]
+		switch {
+		case EqualFold(opt, "auth") && more >= 2:
+			if !c.E.checkPassword(c.Args[j+1], c.Args[j+2]) {
+				c.Err(ErrWrongPass)
+				return
+			}
+			c.S.Authenticated = true
+			j += 2
+		case EqualFold(opt, "setname") && more >= 1:
+			if err := validClientName(c.Args[j+1]); err != nil {
+				c.Err(err)
+				return
+			}
+			c.S.SetName(string(c.Args[j+1]))
+			j++
+		default:
+			c.Errf("ERR Syntax error in HELLO option '%s'", opt)
+			return
+		}
+	}
+	if c.E.NeedsAuth(c.S) {
+		c.Err(errHelloNoAuth)
+		return
+	}
+	if ver != 0 {
+		c.S.SetProto(int(ver))
+	}
+	c.W.Map(7)
+	c.W.BulkString("server")
+	c.W.BulkString("redis")
+	c.W.BulkString("version")
+	c.W.BulkString(Version)
+	c.W.BulkString("proto")
+	c.W.Int(int64(c.S.Proto))
+	c.W.BulkString("id")
+	c.W.Int(c.S.ID)
+	c.W.BulkString("mode")
+	c.W.BulkString("standalone")
+	c.W.BulkString("role")
+	c.W.BulkString("master")
+	c.W.BulkString("modules")
+	c.W.Array(0)
+}
+
+// cmdReset puts the connection back in its initial state: no MULTI, no
+// WATCH, no subscriptions, database 0, RESP2, no name, and logged out when
+// a password is required.
+func cmdReset(c *Call) {
+	s := c.S
+	c.E.ResetTransaction(s)
+	if s.OnReset != nil {
+		s.OnReset()
+	}
+	s.SelectDB(0)
+	s.SetProto(2)
+	s.SetName("")
+	s.Authenticated = c.E.cfg.RequirePass == ""
+	c.W.Status("RESET")
 }

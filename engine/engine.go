@@ -69,9 +69,25 @@ type Engine struct {
 
 	publisher Publisher
 
+	scans *scanCache // where recent SCAN cursors stopped (scan.go)
+
+	// Listeners of changed keys (WATCH, blocked clients); listening counts
+	// the clients that need reports, so transactions skip the work at 0.
+	listenersMu sync.Mutex
+	listeners   []keyListener
+	listening   atomic.Int32
+	watches     watchRegistry
+	blocks      blockRegistry
+
 	clientsMu sync.Mutex
 	clients   map[int64]*Session
 	nextID    atomic.Int64
+
+	// Ordering of after-commit effects (see commit).
+	afterSeq  atomic.Uint64
+	afterMu   sync.Mutex
+	afterCond *sync.Cond
+	afterDone uint64
 
 	txPool  sync.Pool
 	started time.Time
@@ -128,7 +144,9 @@ func New(cfg Config) (*Engine, error) {
 		clients:  make(map[int64]*Session),
 		started:  time.Now(),
 		stop:     make(chan struct{}),
+		scans:    newScanCache(),
 	}
+	e.afterCond = sync.NewCond(&e.afterMu)
 	e.txPool.New = func() any {
 		return &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
 	}
@@ -136,6 +154,9 @@ func New(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
+	e.blocks.e = e
+	e.addListener(&e.watches)
+	e.addListener(&e.blocks)
 	e.registerBuiltins()
 	e.wg.Add(1)
 	go e.sweeper()
@@ -194,6 +215,8 @@ type Call struct {
 	Args [][]byte
 	Cmd  *Command
 	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
+
+	canBlock bool
 }
 
 // Err replies with an error value.
@@ -209,7 +232,7 @@ func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, 
 // unless the command touches no key.
 func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
 	e.Stats.Commands.Add(1)
-	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd}
+	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal"}
 	if cmd.Flags.Has(FlagNoKeyspace) {
 		cmd.Handler(&c)
 		return
@@ -254,6 +277,14 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 		if tx.rollback {
 			return errRollback
 		}
+		if write {
+			tx.notifyTouched()
+		}
+		if len(tx.after) > 0 {
+			// Number the transaction while it still holds the lock, so
+			// that effects run after commit in commit order.
+			tx.seq = e.afterSeq.Add(1)
+		}
 		return nil
 	}
 	var err error
@@ -262,11 +293,10 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 	} else {
 		err = e.db.View(run)
 	}
-	if err == nil {
-		e.commit(tx)
-	} else if !errors.Is(err, errRollback) {
+	if err != nil && !errors.Is(err, errRollback) {
 		e.Logf("warning", "transaction failed: %v", err)
 	}
+	e.commit(tx, err == nil)
 	tx.reset()
 	e.txPool.Put(tx)
 	if panicked != nil {
@@ -274,7 +304,27 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 	}
 }
 
-func (e *Engine) commit(tx *Tx) {
+// commit applies a finished transaction's effects: counters, and the
+// functions queued with After (PUBLISH deliveries), which run only if it
+// committed, and in the order transactions committed.
+func (e *Engine) commit(tx *Tx, ok bool) {
+	if tx.seq != 0 {
+		e.afterMu.Lock()
+		for e.afterDone != tx.seq-1 {
+			e.afterCond.Wait()
+		}
+		if ok {
+			for _, fn := range tx.after {
+				fn()
+			}
+		}
+		e.afterDone = tx.seq
+		e.afterCond.Broadcast()
+		e.afterMu.Unlock()
+	}
+	if !ok {
+		return
+	}
 	for i, d := range tx.keyDelta {
 		if d != 0 {
 			e.keys[i].Add(d)
@@ -285,9 +335,6 @@ func (e *Engine) commit(tx *Tx) {
 	}
 	if tx.expired > 0 {
 		e.Stats.ExpiredKeys.Add(tx.expired)
-	}
-	for _, fn := range tx.after {
-		fn()
 	}
 }
 
@@ -304,8 +351,9 @@ func (e *Engine) AddSession(s *Session) {
 	}
 }
 
-// RemoveSession forgets a session.
+// RemoveSession forgets a session and its transaction state.
 func (e *Engine) RemoveSession(s *Session) {
+	e.ResetTransaction(s)
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()
@@ -326,6 +374,9 @@ func (e *Engine) Sessions() []*Session {
 	}
 	return out
 }
+
+// BlockedClients is the number of clients waiting in a blocking command.
+func (e *Engine) BlockedClients() int { return e.blocks.Waiting() }
 
 // ClientCount is the number of connected clients.
 func (e *Engine) ClientCount() int {

@@ -80,7 +80,7 @@ func TestSetGetBasics(t *testing.T) {
 		{cmd("SET", "k", "v", "EX", "9223372036854775807"), "(error) ERR invalid expire time in 'set' command"},
 		{cmd("GET"), "(error) ERR wrong number of arguments for 'get' command"},
 	})
-	te.Clock.FastForward(30 * time.Second)
+	te.Clock.FastForward(30*time.Second + time.Millisecond)
 	te.run([]step{
 		{cmd("GET", "lock"), "(nil)"},
 		{cmd("PTTL", "lock"), "(integer) -2"},

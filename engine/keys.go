@@ -1,13 +1,49 @@
 package engine
 
+import (
+	"bytes"
+	"math"
+	"strings"
+)
+
 // Key commands.
 
 func keyCommands() []*Command {
 	return []*Command{
 		{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
+		{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
+		{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdExists},
+		{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdExists},
+		{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdType},
+		{Name: "keys", Arity: 2, Flags: FlagReadonly, Handler: cmdKeys},
+		{Name: "scan", Arity: -2, Flags: FlagReadonly, Handler: cmdScan},
+		{Name: "randomkey", Arity: 1, Flags: FlagReadonly, Handler: cmdRandomKey},
+		{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRename},
+		{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRenameNX},
+		{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdCopy},
+		{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMove},
 	}
 }
 
+var (
+	errSameObject  = replyError("ERR source and destination objects are the same")
+	errIntArgRange = replyError("ERR value is out of range, value must between -2147483648 and 2147483647")
+)
+
+// lookupRead is Redis's lookupKeyRead: a read of key by a read command,
+// counted as a keyspace hit or miss. Commands that read in order to write
+// (INCR, APPEND, EXPIRE...) use c.Tx.Get, which Redis does not count.
+func lookupRead(c *Call, key []byte) (Value, bool) {
+	v, ok := c.Tx.Get(key)
+	if ok {
+		c.E.Stats.KeyspaceHits.Add(1)
+	} else {
+		c.E.Stats.KeyspaceMisses.Add(1)
+	}
+	return v, ok
+}
+
+// cmdDel is DEL and UNLINK: a key named twice is deleted (and counted) once.
 func cmdDel(c *Call) {
 	var n int64
 	for _, k := range c.Args[1:] {
@@ -16,4 +52,174 @@ func cmdDel(c *Call) {
 		}
 	}
 	c.W.Int(n)
+}
+
+// cmdExists is EXISTS and TOUCH: a key named twice is counted twice.
+func cmdExists(c *Call) {
+	var n int64
+	for _, k := range c.Args[1:] {
+		if _, ok := lookupRead(c, k); ok {
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+func cmdType(c *Call) {
+	v, ok := lookupRead(c, c.Args[1])
+	if !ok {
+		c.W.Status("none")
+		return
+	}
+	c.W.Status(v.Type.Name())
+}
+
+// cmdKeys visits only the keys that start with the pattern's literal
+// prefix; "*" matches every key, the empty one included, without the
+// matcher (as in Redis, where Glob("*", "") is false).
+func cmdKeys(c *Call) {
+	pattern := c.Args[1]
+	all := len(pattern) == 1 && pattern[0] == '*'
+	prefix := b2s(globPrefix(pattern))
+	var found []string
+	c.Tx.Scan(c.Tx.DB, globPrefix(pattern), func(key string, _ Value) bool {
+		if !strings.HasPrefix(key, prefix) {
+			return false
+		}
+		if all || globString(pattern, key, false) {
+			found = append(found, key)
+		}
+		return true
+	})
+	c.W.Array(len(found))
+	for _, k := range found {
+		c.W.BulkString(k)
+	}
+}
+
+func cmdRandomKey(c *Call) {
+	key, ok := c.Tx.RandomKey(c.Tx.DB)
+	if !ok {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(key)
+}
+
+func cmdRename(c *Call)   { renameGeneric(c, false) }
+func cmdRenameNX(c *Call) { renameGeneric(c, true) }
+
+// renameGeneric moves the value and its TTL. Renaming a key to itself is a
+// no-op that still fails when the key is missing.
+func renameGeneric(c *Call, nx bool) {
+	src, dst := c.Args[1], c.Args[2]
+	v, ok := c.Tx.Get(src)
+	if !ok {
+		c.Err(ErrNoSuchKey)
+		return
+	}
+	if bytes.Equal(src, dst) {
+		renameReply(c, nx, false)
+		return
+	}
+	if nx && c.Tx.Exists(dst) {
+		renameReply(c, nx, false)
+		return
+	}
+	c.Tx.Put(dst, v)
+	c.Tx.Delete(src)
+	renameReply(c, nx, true)
+}
+
+func renameReply(c *Call, nx, done bool) {
+	switch {
+	case !nx:
+		c.OK()
+	case done:
+		c.W.Int(1)
+	default:
+		c.W.Int(0)
+	}
+}
+
+// parseDB parses a database index argument (COPY DB, MOVE).
+func parseDB(c *Call, arg []byte) (int, error) {
+	n, ok := ParseInt(arg)
+	if !ok {
+		return 0, ErrNotInteger
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 { // getIntFromObjectOrReply
+		return 0, errIntArgRange
+	}
+	if n < 0 || n >= int64(c.E.Databases()) {
+		return 0, ErrDBIndex
+	}
+	return int(n), nil
+}
+
+// cmdCopy is COPY source destination [DB destination-db] [REPLACE]. The
+// copy keeps the source's TTL.
+func cmdCopy(c *Call) {
+	src, dst := c.Args[1], c.Args[2]
+	srcDB, dstDB := c.Tx.DB, c.Tx.DB
+	replace := false
+	for j := 3; j < len(c.Args); j++ {
+		switch {
+		case EqualFold(c.Args[j], "replace"):
+			replace = true
+		case EqualFold(c.Args[j], "db") && j+1 < len(c.Args):
+			db, err := parseDB(c, c.Args[j+1])
+			if err != nil {
+				c.Err(err)
+				return
+			}
+			dstDB = db
+			j++
+		default:
+			c.Err(ErrSyntax)
+			return
+		}
+	}
+	if srcDB == dstDB && bytes.Equal(src, dst) {
+		c.Err(errSameObject)
+		return
+	}
+	v, ok := lookupRead(c, src)
+	if !ok {
+		c.W.Int(0)
+		return
+	}
+	if _, exists := c.Tx.GetIn(dstDB, dst); exists && !replace {
+		c.W.Int(0)
+		return
+	}
+	c.Tx.PutIn(dstDB, dst, v)
+	c.W.Int(1)
+}
+
+// cmdMove is MOVE key db: the key and its TTL go to another database,
+// unless the key already exists there.
+func cmdMove(c *Call) {
+	key := c.Args[1]
+	dstDB, err := parseDB(c, c.Args[2])
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	if dstDB == c.Tx.DB {
+		c.Err(errSameObject)
+		return
+	}
+	v, ok := c.Tx.Get(key)
+	if !ok {
+		c.W.Int(0)
+		return
+	}
+	if _, exists := c.Tx.GetIn(dstDB, key); exists {
+		c.W.Int(0)
+		return
+	}
+	c.Tx.PutIn(dstDB, key, v)
+	c.Tx.Delete(key)
+	c.W.Int(1)
 }

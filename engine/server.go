@@ -1,7 +1,155 @@
 package engine
 
-// Server commands: INFO, CONFIG, COMMAND, DBSIZE, FLUSHDB...
+import (
+	"errors"
+	"strconv"
+)
+
+// Server commands: INFO (info.go), CONFIG (config.go), COMMAND
+// (command.go), CLIENT (client.go), and here the small ones: DBSIZE,
+// FLUSHDB, FLUSHALL, TIME, WAIT, WAITAOF, LASTSAVE, SAVE, BGSAVE.
+
+var (
+	errTimeoutNotInteger = errors.New("ERR timeout is not an integer or out of range")
+	errWaitAOFLocalRange = errors.New("ERR value is out of range, value must between 0 and 1")
+	errNotPositive       = errors.New("ERR value is out of range, must be positive")
+	errWaitAOFNoAOF      = errors.New("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+)
 
 func serverCommands() []*Command {
-	return []*Command{}
+	const admin = FlagNoKeyspace | FlagAdmin | FlagNoScript
+	cmds := []*Command{
+		{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, Handler: cmdDBSize},
+		{Name: "flushdb", Arity: -1, Flags: FlagWrite, Handler: cmdFlushDB},
+		{Name: "flushall", Arity: -1, Flags: FlagWrite, Handler: cmdFlushAll},
+		{Name: "time", Arity: 1, Flags: FlagNoKeyspace | FlagLoading | FlagStale | FlagFast, Handler: cmdTime},
+		{Name: "wait", Arity: 3, Flags: FlagNoKeyspace | FlagNoScript, Handler: cmdWait},
+		// WAITAOF is Redis 7.2's; Redisson probes it.
+		{Name: "waitaof", Arity: 4, Flags: FlagNoKeyspace | FlagNoScript, Handler: cmdWaitAOF},
+		{Name: "lastsave", Arity: 1, Flags: FlagNoKeyspace | FlagLoading | FlagStale | FlagFast, Handler: cmdLastSave},
+		{Name: "save", Arity: 1, Flags: admin | FlagNoMulti, Handler: cmdSave},
+		{Name: "bgsave", Arity: -1, Flags: admin, Handler: cmdBgsave},
+	}
+	cmds = append(cmds, clientCommands()...)
+	cmds = append(cmds, configCommands()...)
+	cmds = append(cmds, commandCommands()...)
+	cmds = append(cmds, infoCommands()...)
+	return cmds
+}
+
+func cmdDBSize(c *Call) { c.W.Int(c.Tx.KeyCount(c.Tx.DB)) }
+
+// flushArg checks FLUSHDB/FLUSHALL's optional ASYNC|SYNC. Both flush at
+// once here: there is no background freeing to ask for.
+func flushArg(c *Call) bool {
+	if len(c.Args) > 2 || len(c.Args) == 2 && !EqualFold(c.Args[1], "async") && !EqualFold(c.Args[1], "sync") {
+		c.Err(ErrSyntax)
+		return false
+	}
+	return true
+}
+
+func cmdFlushDB(c *Call) {
+	if !flushArg(c) {
+		return
+	}
+	c.Tx.FlushDB(c.Tx.DB)
+	c.OK()
+}
+
+func cmdFlushAll(c *Call) {
+	if !flushArg(c) {
+		return
+	}
+	c.Tx.FlushAll()
+	c.OK()
+}
+
+// cmdTime answers the engine clock, so FastForward moves it too.
+func cmdTime(c *Call) {
+	now := c.E.Clock.Now()
+	var buf [20]byte
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendInt(buf[:0], now.Unix(), 10))
+	c.W.Bulk(strconv.AppendInt(buf[:0], int64(now.Nanosecond()/1000), 10))
+}
+
+// parseWaitTimeout parses a WAIT/WAITAOF timeout in milliseconds.
+func parseWaitTimeout(c *Call, arg []byte) bool {
+	ms, ok := ParseInt(arg)
+	if !ok {
+		c.Err(errTimeoutNotInteger)
+		return false
+	}
+	if ms < 0 {
+		c.Err(ErrTimeoutNegative)
+		return false
+	}
+	return true
+}
+
+// cmdWait answers 0 replicas at once: there are none. Redis, asked for
+// more than 0 replicas, would first block until the timeout.
+func cmdWait(c *Call) {
+	if _, ok := ParseInt(c.Args[1]); !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	if !parseWaitTimeout(c, c.Args[2]) {
+		return
+	}
+	c.W.Int(0)
+}
+
+// cmdWaitAOF validates as Redis 7.2 and answers [0, 0]: no fsync is
+// acknowledged and there are no replicas. Redis would block until the
+// timeout when it cannot satisfy the request; this answers at once.
+// TODO: acknowledge the local fsync once persistence exists.
+func cmdWaitAOF(c *Call) {
+	numLocal, ok := ParseInt(c.Args[1])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	if numLocal < 0 || numLocal > 1 {
+		c.Err(errWaitAOFLocalRange)
+		return
+	}
+	numReplicas, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	if numReplicas < 0 {
+		c.Err(errNotPositive)
+		return
+	}
+	if !parseWaitTimeout(c, c.Args[3]) {
+		return
+	}
+	if numLocal > 0 && c.E.cfg.Params["appendonly"] != "yes" {
+		c.Err(errWaitAOFNoAOF)
+		return
+	}
+	c.W.Array(2)
+	c.W.Int(0)
+	c.W.Int(0)
+}
+
+// cmdLastSave answers the engine's start time. TODO: the time of the last
+// snapshot once persistence exists.
+func cmdLastSave(c *Call) { c.W.Int(c.E.Started().Unix()) }
+
+// cmdSave answers OK. TODO: persistence comes later; the keyspace file,
+// when there is one, is already written on every commit.
+func cmdSave(c *Call) { c.OK() }
+
+// cmdBgsave answers as Redis does when a background save starts. TODO:
+// persistence comes later.
+func cmdBgsave(c *Call) {
+	if len(c.Args) > 2 || len(c.Args) == 2 && !EqualFold(c.Args[1], "schedule") {
+		c.Err(ErrSyntax)
+		return
+	}
+	c.W.Status("Background saving started")
 }

@@ -27,6 +27,13 @@ type Session struct {
 	// subscriptions) when RESET runs.
 	OnReset func()
 
+	// Blocked is set by a blocking command that found nothing: the
+	// connection waits on it instead of replying.
+	Blocked *Blocked
+
+	multi *multiState // non-nil between MULTI and EXEC/DISCARD
+	watch *watchSet   // WATCHed keys, nil when none
+
 	// Kind says where the session comes from: "normal" for sockets,
 	// "lua" for scripts, "embed" for the Go API.
 	Kind string

@@ -1,34 +1,75 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // String commands.
+//
+// TTL rules, as in Redis: commands that replace the value (SET without
+// KEEPTTL, GETSET, SETEX, PSETEX, MSET, MSETNX, SETNX) clear the TTL;
+// commands that modify it in place (APPEND, SETRANGE, INCR, INCRBY, DECR,
+// DECRBY, INCRBYFLOAT) keep it.
 
 func stringCommands() []*Command {
 	return []*Command{
 		{Name: "get", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGet},
 		{Name: "set", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSet},
+		{Name: "setnx", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetNX},
+		{Name: "setex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetEX},
+		{Name: "psetex", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPSetEX},
+		{Name: "getset", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetSet},
+		{Name: "getdel", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetDel},
+		{Name: "getex", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetEx},
+		{Name: "mget", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdMGet},
+		{Name: "mset", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSet},
+		{Name: "msetnx", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 2, Handler: cmdMSetNX},
+		{Name: "append", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdAppend},
+		{Name: "strlen", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdStrlen},
+		{Name: "incr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncr},
+		{Name: "decr", Arity: 2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdDecr},
+		{Name: "incrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncrBy},
+		{Name: "decrby", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdDecrBy},
+		{Name: "incrbyfloat", Arity: 3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdIncrByFloat},
+		{Name: "getrange", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetRange},
+		{Name: "substr", Arity: 4, Flags: FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdGetRange},
+		{Name: "setrange", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdSetRange},
 	}
 }
 
-// getString returns the string at key; missing is (nil, false, nil).
-func getString(c *Call, key []byte) (Value, bool, error) {
-	return c.Tx.GetType(key, TypeString)
-}
+// maxStringLen is Redis's proto-max-bulk-len default (512 MB), the largest
+// string APPEND and SETRANGE may build.
+const maxStringLen = 512 << 20
 
-func cmdGet(c *Call) {
-	v, ok, err := getString(c, c.Args[1])
+// zeros pads SETRANGE past the end of a string. Read-only.
+var zeros [4096]byte
+
+var (
+	errDecrOverflow = replyError("ERR decrement would overflow")
+	errOffsetRange  = replyError("ERR offset is out of range")
+)
+
+// getGeneric is Redis's getGenericCommand: it replies with the string at
+// the first argument's key (nil when missing) and counts the read. It
+// returns the value, whether it was found, and false after a WRONGTYPE
+// error reply.
+func getGeneric(c *Call) (Value, bool, bool) {
+	v, ok := lookupRead(c, c.Args[1])
 	switch {
-	case err != nil:
-		c.Err(err)
 	case !ok:
-		c.E.Stats.KeyspaceMisses.Add(1)
 		c.W.Null()
+	case v.Type != TypeString:
+		c.Err(ErrWrongType)
+		return v, true, false
 	default:
-		c.E.Stats.KeyspaceHits.Add(1)
 		c.W.BulkString(v.Payload)
 	}
+	return v, ok, true
 }
+
+func cmdGet(c *Call) { getGeneric(c) }
 
 // setFlags are SET's options.
 type setFlags uint16
@@ -49,7 +90,7 @@ const anyExpire = setEX | setPX | setEXAT | setPXAT
 
 // parseSetOptions parses SET's (or GETEX's, when getex is set) options
 // from args, with Redis's rules: any order and case, conflicting options
-// are a syntax error.
+// are a syntax error, a repeated EX (PX...) takes the last value.
 func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire []byte, err error) {
 	for j := 0; j < len(args); j++ {
 		opt := args[j]
@@ -92,7 +133,9 @@ func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire []byte, 
 }
 
 // expireAtFromOption turns an EX/PX/EXAT/PXAT argument into absolute unix
-// ms, with Redis's checks (getExpireMillisecondsOrReply).
+// ms, with Redis's checks (getExpireMillisecondsOrReply): the value must be
+// positive and must not overflow once converted. EXAT/PXAT may be in the
+// past.
 func expireAtFromOption(flags setFlags, arg []byte, nowMs int64, cmd string) (int64, error) {
 	n, ok := ParseInt(arg)
 	if !ok {
@@ -120,39 +163,358 @@ func cmdSet(c *Call) {
 		c.Err(err)
 		return
 	}
+	setGeneric(c, flags, c.Args[1], c.Args[2], expArg, false)
+}
+
+func cmdSetNX(c *Call)  { setGeneric(c, setNX, c.Args[1], c.Args[2], nil, true) }
+func cmdSetEX(c *Call)  { setGeneric(c, setEX, c.Args[1], c.Args[3], c.Args[2], false) }
+func cmdPSetEX(c *Call) { setGeneric(c, setPX, c.Args[1], c.Args[3], c.Args[2], false) }
+
+// setGeneric is Redis's setGenericCommand for SET, SETNX, SETEX and PSETEX.
+// intReply answers 1/0 (SETNX) instead of OK/nil.
+func setGeneric(c *Call, flags setFlags, key, val, expArg []byte, intReply bool) {
 	var expireAt int64
 	if expArg != nil {
-		if expireAt, err = expireAtFromOption(flags, expArg, c.Tx.Ms, "set"); err != nil {
+		var err error
+		if expireAt, err = expireAtFromOption(flags, expArg, c.Tx.Ms, c.Cmd.FullName); err != nil {
 			c.Err(err)
 			return
 		}
 	}
-	key := c.Args[1]
-	old, found := c.Tx.Get(key)
-	if flags&setGet != 0 && found && old.Type != TypeString {
-		c.Err(ErrWrongType)
-		return
-	}
-	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
-		if flags&setGet != 0 && found {
-			c.W.BulkString(old.Payload)
+	var old Value
+	var found bool
+	if flags&setGet != 0 {
+		var typeOK bool
+		if old, found, typeOK = getGeneric(c); !typeOK {
 			return
 		}
-		c.W.Null()
-		return
+	} else {
+		old, found = c.Tx.Get(key)
 	}
-	nv := Value{Type: TypeString, Payload: string(c.Args[2]), ExpireAt: expireAt}
-	if flags&setKeepTTL != 0 && found {
-		nv.ExpireAt = old.ExpireAt
-	}
-	c.Tx.Put(key, nv)
-	if flags&setGet != 0 {
-		if found {
-			c.W.BulkString(old.Payload)
-		} else {
+	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
+		switch {
+		case flags&setGet != 0: // the old value is the reply
+		case intReply:
+			c.W.Int(0)
+		default:
 			c.W.Null()
 		}
 		return
 	}
+	nv := Value{Type: TypeString, Payload: string(val), ExpireAt: expireAt}
+	if flags&setKeepTTL != 0 && found {
+		nv.ExpireAt = old.ExpireAt
+	}
+	c.Tx.Put(key, nv)
+	switch {
+	case flags&setGet != 0: // the old value is the reply
+	case intReply:
+		c.W.Int(1)
+	default:
+		c.OK()
+	}
+}
+
+// cmdGetSet replies like GET and stores the new value without TTL.
+func cmdGetSet(c *Call) {
+	if _, _, ok := getGeneric(c); !ok {
+		return
+	}
+	c.Tx.Put(c.Args[1], Value{Type: TypeString, Payload: string(c.Args[2])})
+}
+
+func cmdGetDel(c *Call) {
+	if _, found, ok := getGeneric(c); ok && found {
+		c.Tx.Delete(c.Args[1])
+	}
+}
+
+// cmdGetEx is GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]. As in
+// Redis, a missing key or a wrong type is reported before the expire time
+// is checked, and an EXAT/PXAT in the past deletes the key after replying.
+func cmdGetEx(c *Call) {
+	flags, expArg, err := parseSetOptions(c.Args[2:], true)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	key := c.Args[1]
+	v, ok := lookupRead(c, key)
+	switch {
+	case !ok:
+		c.W.Null()
+		return
+	case v.Type != TypeString:
+		c.Err(ErrWrongType)
+		return
+	}
+	var expireAt int64
+	if expArg != nil {
+		if expireAt, err = expireAtFromOption(flags, expArg, c.Tx.Ms, c.Cmd.FullName); err != nil {
+			c.Err(err)
+			return
+		}
+	}
+	c.W.BulkString(v.Payload)
+	switch {
+	case flags&(setEXAT|setPXAT) != 0 && expireAt <= c.Tx.Ms:
+		c.Tx.Delete(key)
+	case expArg != nil:
+		v.ExpireAt = expireAt
+		c.Tx.Put(key, v)
+	case flags&setPersist != 0 && v.ExpireAt != 0:
+		v.ExpireAt = 0
+		c.Tx.Put(key, v)
+	}
+}
+
+// cmdMGet replies nil for missing keys and for keys of another type.
+func cmdMGet(c *Call) {
+	c.W.Array(len(c.Args) - 1)
+	for _, k := range c.Args[1:] {
+		v, ok := lookupRead(c, k)
+		if !ok || v.Type != TypeString {
+			c.W.Null()
+			continue
+		}
+		c.W.BulkString(v.Payload)
+	}
+}
+
+func cmdMSet(c *Call)   { msetGeneric(c, false) }
+func cmdMSetNX(c *Call) { msetGeneric(c, true) }
+
+// msetGeneric sets every pair, or with nx none at all when any key exists.
+func msetGeneric(c *Call, nx bool) {
+	if len(c.Args)%2 == 0 {
+		c.Err(ErrArity(c.Cmd.FullName))
+		return
+	}
+	if nx {
+		for j := 1; j < len(c.Args); j += 2 {
+			if c.Tx.Exists(c.Args[j]) {
+				c.W.Int(0)
+				return
+			}
+		}
+	}
+	for j := 1; j < len(c.Args); j += 2 {
+		c.Tx.Put(c.Args[j], Value{Type: TypeString, Payload: string(c.Args[j+1])})
+	}
+	if nx {
+		c.W.Int(1)
+		return
+	}
 	c.OK()
+}
+
+func cmdAppend(c *Call) {
+	key, suffix := c.Args[1], c.Args[2]
+	v, ok := c.Tx.Get(key)
+	if !ok {
+		c.Tx.Put(key, Value{Type: TypeString, Payload: string(suffix)})
+		c.W.Int(int64(len(suffix)))
+		return
+	}
+	if v.Type != TypeString {
+		c.Err(ErrWrongType)
+		return
+	}
+	if int64(len(v.Payload))+int64(len(suffix)) > maxStringLen {
+		c.Err(ErrStringTooLong)
+		return
+	}
+	v.Payload += string(suffix)
+	c.Tx.Put(key, v)
+	c.W.Int(int64(len(v.Payload)))
+}
+
+func cmdStrlen(c *Call) {
+	v, ok := lookupRead(c, c.Args[1])
+	switch {
+	case !ok:
+		c.W.Int(0)
+	case v.Type != TypeString:
+		c.Err(ErrWrongType)
+	default:
+		c.W.Int(int64(len(v.Payload)))
+	}
+}
+
+func cmdIncr(c *Call) { incrDecr(c, 1) }
+func cmdDecr(c *Call) { incrDecr(c, -1) }
+
+func cmdIncrBy(c *Call) {
+	n, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	incrDecr(c, n)
+}
+
+func cmdDecrBy(c *Call) {
+	n, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	if n == math.MinInt64 { // its negation does not exist
+		c.Err(errDecrOverflow)
+		return
+	}
+	incrDecr(c, -n)
+}
+
+// incrDecr adds incr to the integer at c.Args[1] (0 when missing), keeping
+// the key's TTL.
+func incrDecr(c *Call, incr int64) {
+	key := c.Args[1]
+	v, ok := c.Tx.Get(key)
+	var cur int64
+	if ok {
+		if v.Type != TypeString {
+			c.Err(ErrWrongType)
+			return
+		}
+		n, isInt := ParseInt(s2b(v.Payload))
+		if !isInt {
+			c.Err(ErrNotInteger)
+			return
+		}
+		cur = n
+	}
+	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) ||
+		(incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
+		c.Err(ErrOverflow)
+		return
+	}
+	cur += incr
+	v.Type = TypeString
+	v.Payload = strconv.FormatInt(cur, 10)
+	c.Tx.Put(key, v)
+	c.W.Int(cur)
+}
+
+// cmdIncrByFloat adds with Redis's long double arithmetic and formatting
+// (AddLongDouble), keeping the key's TTL.
+func cmdIncrByFloat(c *Call) {
+	key := c.Args[1]
+	v, ok := c.Tx.Get(key)
+	cur := []byte("0")
+	if ok {
+		if v.Type != TypeString {
+			c.Err(ErrWrongType)
+			return
+		}
+		cur = s2b(v.Payload)
+	}
+	sum, err := AddLongDouble(cur, c.Args[2])
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	v.Type = TypeString
+	v.Payload = sum
+	c.Tx.Put(key, v)
+	c.W.BulkString(sum)
+}
+
+// cmdGetRange is GETRANGE (and its old name SUBSTR): inclusive byte offsets,
+// negative from the end, clamped; a missing key is an empty string.
+func cmdGetRange(c *Call) {
+	start, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	end, ok := ParseInt(c.Args[3])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	v, found := lookupRead(c, c.Args[1])
+	if !found {
+		c.W.BulkString("")
+		return
+	}
+	if v.Type != TypeString {
+		c.Err(ErrWrongType)
+		return
+	}
+	c.W.BulkString(substring(v.Payload, start, end))
+}
+
+// substring applies GETRANGE's index rules.
+func substring(s string, start, end int64) string {
+	n := int64(len(s))
+	if start < 0 && end < 0 && start > end {
+		return ""
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start = max(start, 0)
+	end = max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		return ""
+	}
+	return s[start : end+1]
+}
+
+// cmdSetRange overwrites part of a string at a byte offset, padding with
+// zero bytes, and keeps the key's TTL. An empty value changes nothing (and
+// creates no key).
+func cmdSetRange(c *Call) {
+	key, val := c.Args[1], c.Args[3]
+	offset, ok := ParseInt(c.Args[2])
+	if !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	if offset < 0 {
+		c.Err(errOffsetRange)
+		return
+	}
+	v, found := c.Tx.Get(key)
+	if found && v.Type != TypeString {
+		c.Err(ErrWrongType)
+		return
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(len(v.Payload)))
+		return
+	}
+	if offset > maxStringLen-int64(len(val)) {
+		c.Err(ErrStringTooLong)
+		return
+	}
+	old := v.Payload
+	end := int(offset) + len(val)
+	var sb strings.Builder
+	sb.Grow(max(len(old), end))
+	if int(offset) <= len(old) {
+		sb.WriteString(old[:offset])
+	} else {
+		sb.WriteString(old)
+		for pad := int(offset) - len(old); pad > 0; {
+			n := min(pad, len(zeros))
+			sb.Write(zeros[:n])
+			pad -= n
+		}
+	}
+	sb.Write(val)
+	if end < len(old) {
+		sb.WriteString(old[end:])
+	}
+	v.Type = TypeString
+	v.Payload = sb.String()
+	c.Tx.Put(key, v)
+	c.W.Int(int64(len(v.Payload)))
 }

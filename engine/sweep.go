@@ -36,7 +36,7 @@ func (e *Engine) Sweep(budget time.Duration) int {
 		n := 0
 		e.Do(true, 0, func(tx *Tx) {
 			keys = keys[:0]
-			tx.bt.AscendLessThan("exp", expirePivot(tx.Ms+1), func(k, _ string) bool {
+			tx.bt.AscendLessThan("exp", expirePivot(tx.Ms), func(k, _ string) bool {
 				keys = append(keys, k)
 				return len(keys) < sweepBatch
 			})

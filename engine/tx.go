@@ -27,6 +27,8 @@ type Tx struct {
 	volDelta []int64 // per-db change in keys with an expiry
 	expired  int64   // keys removed because they had expired
 	after    []func()
+	touched  []dbKey // changed keys, recorded only while someone listens
+	seq      uint64  // order of this transaction's after-commit effects
 }
 
 // errRollback makes buntdb discard the transaction.
@@ -47,6 +49,7 @@ func (tx *Tx) reset() {
 	tx.bt = nil
 	tx.rollback = false
 	tx.expired = 0
+	tx.seq = 0
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = 0
 		tx.volDelta[i] = 0
@@ -55,6 +58,7 @@ func (tx *Tx) reset() {
 		tx.after[i] = nil
 	}
 	tx.after = tx.after[:0]
+	tx.touched = tx.touched[:0]
 }
 
 // tmpKey is the buntdb key of key in db; valid until the next tmpKey call.
@@ -77,14 +81,15 @@ func (tx *Tx) Get(key []byte) (Value, bool) {
 	return tx.GetIn(tx.DB, key)
 }
 
-// GetIn is Get for another database.
+// GetIn is Get for another database. As in Redis, a key is live through
+// its expiry millisecond and gone after it (expired when now > expireAt).
 func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	raw, err := tx.bt.Get(tx.tmpKey(db, key))
 	if err != nil {
 		return Value{}, false
 	}
 	v := decodeValue(raw)
-	if v.ExpireAt != 0 && v.ExpireAt <= tx.Ms {
+	if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
 		if tx.write {
 			tx.remove(storeKey(db, key), db)
 			tx.expired++
@@ -92,6 +97,17 @@ func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 		return Value{}, false
 	}
 	return v, true
+}
+
+// storedButExpired reports whether key is still stored in db although its
+// time has passed (Redis's keyIsExpired).
+func (tx *Tx) storedButExpired(db int, key []byte) bool {
+	raw, err := tx.bt.Get(tx.tmpKey(db, key))
+	if err != nil {
+		return false
+	}
+	exp := expireAtOf(raw)
+	return exp != 0 && exp < tx.Ms
 }
 
 // GetType returns the value if it exists and has type t, WRONGTYPE if it
@@ -120,10 +136,12 @@ func (tx *Tx) Put(key []byte, v Value) {
 
 // PutIn is Put for another database.
 func (tx *Tx) PutIn(db int, key []byte, v Value) {
-	prev, replaced, err := tx.bt.Set(storeKey(db, key), encodeValue(v), nil)
+	bkey := storeKey(db, key)
+	prev, replaced, err := tx.bt.Set(bkey, encodeValue(v), nil)
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
 	}
+	tx.touch(db, bkey[1:])
 	if !replaced {
 		tx.keyDelta[db]++
 	} else if expireAtOf(prev) != 0 {
@@ -155,6 +173,7 @@ func (tx *Tx) remove(bkey string, db int) {
 	if err != nil || db >= len(tx.keyDelta) {
 		return
 	}
+	tx.touch(db, bkey[1:])
 	tx.keyDelta[db]--
 	if expireAtOf(prev) != 0 {
 		tx.volDelta[db]--
@@ -171,7 +190,7 @@ func (tx *Tx) Scan(db int, from []byte, fn func(key string, v Value) bool) {
 			return false
 		}
 		v := decodeValue(raw)
-		if v.ExpireAt != 0 && v.ExpireAt <= tx.Ms {
+		if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
 			return true
 		}
 		return fn(k[1:], v)
@@ -180,6 +199,7 @@ func (tx *Tx) Scan(db int, from []byte, fn func(key string, v Value) bool) {
 
 // FlushDB deletes every key of db.
 func (tx *Tx) FlushDB(db int) {
+	tx.notifyFlush(db)
 	var keys []string
 	tx.bt.AscendGreaterOrEqual("", string([]byte{byte(db)}), func(k, _ string) bool {
 		if len(k) == 0 || k[0] != byte(db) {
@@ -188,13 +208,17 @@ func (tx *Tx) FlushDB(db int) {
 		keys = append(keys, k)
 		return true
 	})
+	// The flush already told listeners; do not report each key again.
+	saved := tx.touched
 	for _, k := range keys {
 		tx.remove(k, db)
 	}
+	tx.touched = saved
 }
 
 // FlushAll deletes every key of every database.
 func (tx *Tx) FlushAll() {
+	tx.notifyFlush(-1)
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}

@@ -206,16 +206,42 @@ func AddLongDouble(cur, incr []byte) (string, error) {
 	return s, nil
 }
 
+// parseLongDouble parses like strtold as Redis's string2ld uses it: no
+// leading space, no trailing garbage, hex mantissas with or without a 'p'
+// exponent, the x87 long double range (so 1e400 is fine), inf allowed, NaN
+// and out-of-range values refused.
 func parseLongDouble(b []byte) (*big.Float, bool) {
-	if _, ok := ParseFloat(b); !ok {
+	if len(b) == 0 || len(b) > 5000 || isSpace(b[0]) {
 		return nil, false
 	}
-	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
+	s := string(b)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' || isSpace(s[i]) {
+			return nil, false
+		}
+	}
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "nan":
+		return nil, false
+	case "inf", "infinity":
+		f := new(big.Float).SetInf(s[0] == '-')
+		return f, true
+	}
+	f, _, err := big.ParseFloat(s, 0, 64, big.ToNearestEven)
 	if err != nil {
 		return nil, false
 	}
+	if f.IsInf() || f.MantExp(nil) > maxLongDoubleExp || (f.Sign() != 0 && f.MantExp(nil) < minLongDoubleExp) {
+		return nil, false // strtold reports ERANGE
+	}
 	return f, true
 }
+
+// Binary exponent range of an x87 long double (normal and subnormal).
+const (
+	maxLongDoubleExp = 16384
+	minLongDoubleExp = -16444
+)
 
 // EqualFold reports whether b equals the lower-case ASCII word s, ignoring case.
 func EqualFold(b []byte, s string) bool {

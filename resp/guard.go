@@ -1,7 +1,11 @@
 package resp
 
 import (
+	"bytes"
+	"errors"
+	"math"
 	"net"
+	"strconv"
 
 	"github.com/lockredis/lockredis/engine"
 )
@@ -49,14 +53,578 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &guardConn{Conn: c, limits: l.srv.opts.Limits}, nil
+	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
 }
 
-// guardConn sits between the socket and redcon's parser.
-// TODO: validate frames against limits before redcon sees them.
+const (
+	// streamChunk is how many bytes of one unfinished command the guard
+	// holds before it hands them on, so that a big value streams through
+	// instead of being buffered here and again in redcon.
+	streamChunk = 64 << 10
+	// maxRead caps one read from the socket (Redis reads 16 KB at a time).
+	maxRead = 16 << 10
+	// minBuf is the first buffer size: most connections never need more.
+	minBuf = 4 << 10
+	// maxInlineOut bounds the frames made from inline commands waiting to
+	// be handed out.
+	maxInlineOut = 64 << 10
+)
+
+// errProtocolClose ends a connection after a protocol violation; redcon
+// closes the connection when Read returns it.
+var errProtocolClose = errors.New("protocol error: connection closed")
+
+// parseState is where the guard's framing state machine stands.
+type parseState uint8
+
+const (
+	stCommand  parseState = iota // at a command boundary
+	stCount                      // in the "*<count>" line
+	stBulkLen                    // in a "$<len>" line
+	stBulkData                   // in a bulk's data
+	stBulkEnd                    // at the two bytes that follow a bulk's data
+	stInline                     // in an inline command line
+	stFailed                     // a violation was found; nothing more is parsed
+)
+
+// parseResult says why parse stopped.
+type parseResult uint8
+
+const (
+	needData   parseResult = iota // everything received is parsed
+	haveOutput                    // stopped with bytes to hand out first
+	failed                        // a violation: g.failMsg says which
+)
+
+// lineStatus is the outcome of looking for the end of a line.
+type lineStatus uint8
+
+const (
+	lineFound   lineStatus = iota
+	lineWaiting            // the terminator is there but not the byte after it: wait, never too big
+	lineMissing            // no terminator yet (or a NUL hides it, as strchr does in Redis)
+)
+
+// guardConn sits between the socket and redcon's parser. redcon reads only
+// through Read, which frames the input incrementally the way Redis 7.0's
+// processMultibulkBuffer and processInlineBuffer do, enforces Limits, turns
+// inline commands into multibulk frames (split as sdssplitargs does), and
+// hands redcon whole commands only, so redcon never parses a partial
+// command again and again and never sees input its own parser mishandles
+// (panics, endless loops, unbounded buffers). Multibulk frames pass
+// through unchanged, except that the two bytes Redis skips without looking
+// at (after a header's '\r' and after a bulk's data) are rewritten to
+// "\r\n", which redcon insists on.
+//
+// On a violation, the commands before it are handed out first; when redcon
+// asks for more, the error goes straight to the socket and Read fails, so
+// redcon flushes the earlier replies, then closes the connection.
 type guardConn struct {
 	net.Conn
 	limits    Limits
+	stats     *engine.Stats
+	logf      func(level, format string, args ...any)
 	sess      *engine.Session
 	needsAuth func() bool
+
+	// buf[r:rel] is released to redcon; buf[rel:pos] is validated but held
+	// until its command ends (or grows past streamChunk); buf[pos:w] is not
+	// parsed yet. base is the stream offset of buf[0].
+	buf               []byte
+	r, rel, pos, w    int
+	base              int64
+	out               []byte // frames made from inline commands, handed out before buf[r:rel]
+	outR              int
+	tokens            []byte // scratch for splitting inline commands
+	ends              []int
+	state             parseState
+	scan              int   // where the search for the current line's end resumes
+	stuck             bool  // a NUL byte ended the search: the line never ends
+	cmdStart          int64 // stream offset of the current command
+	argsLeft, bulkLen int64
+	argIndex          int64
+	dataStart         int64 // stream offset of the current bulk's data
+	reset             bool  // the current command is RESET
+	pause             bool  // parse no further until redcon has run what it has
+	failMsg           string
+	readErr           error // the socket's error, reported once the input before it is handed out
+	err               error // the error every Read returns from now on
+}
+
+func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
+	if stats == nil {
+		stats = new(engine.Stats)
+	}
+	if logf == nil {
+		logf = func(string, string, ...any) {}
+	}
+	return &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf}
+}
+
+// Read hands redcon the next validated bytes, reading the socket only when
+// nothing is ready. It blocks only in the socket read, so it returns as
+// soon as the peer is gone or the connection is closed.
+func (g *guardConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if n := g.deliver(p); n > 0 {
+			return n, nil
+		}
+		if g.err != nil {
+			return 0, g.err
+		}
+		// Nothing is left to hand out, so redcon has run every command it
+		// was given: the authentication state is current again.
+		g.pause = false
+		switch g.parse() {
+		case haveOutput:
+		case failed:
+			if !g.hasOutput() {
+				g.err = g.fail()
+			}
+		case needData:
+			if g.hasOutput() {
+				continue
+			}
+			if g.readErr != nil {
+				g.err = g.readErr
+				continue
+			}
+			g.readErr = g.fill()
+		}
+	}
+}
+
+// Write counts the bytes sent, for INFO.
+func (g *guardConn) Write(b []byte) (int, error) {
+	n, err := g.Conn.Write(b)
+	g.stats.NetOutputBytes.Add(int64(n))
+	return n, err
+}
+
+func (g *guardConn) hasOutput() bool { return g.outR < len(g.out) || g.r < g.rel }
+
+// deliver copies released bytes into p: inline frames first, then the
+// buffer (the parser adds to out only when the buffer has nothing
+// released, so this keeps the client's order).
+func (g *guardConn) deliver(p []byte) int {
+	n := 0
+	if g.outR < len(g.out) {
+		n = copy(p, g.out[g.outR:])
+		g.outR += n
+		if g.outR < len(g.out) {
+			return n
+		}
+		g.out, g.outR = g.out[:0], 0
+	}
+	if g.r < g.rel {
+		m := copy(p[n:], g.buf[g.r:g.rel])
+		g.r += m
+		n += m
+	}
+	return n
+}
+
+// fill reads from the socket into the free end of the buffer, first moving
+// the held bytes to the front and growing the buffer if it is full. The
+// parser keeps what is held to about one line or one streamChunk, so the
+// buffer stays near 64 KB plus one read.
+func (g *guardConn) fill() error {
+	if g.buf == nil {
+		g.buf = make([]byte, minBuf)
+	}
+	if g.r > 0 && (g.r == g.w || len(g.buf)-g.w < maxRead) {
+		g.shift(g.r)
+	}
+	if g.w == len(g.buf) {
+		nb := make([]byte, 2*len(g.buf))
+		copy(nb, g.buf[:g.w])
+		g.buf = nb
+	}
+	end := min(len(g.buf), g.w+maxRead)
+	n, err := g.Conn.Read(g.buf[g.w:end])
+	if n > 0 {
+		g.w += n
+		g.stats.NetInputBytes.Add(int64(n))
+	}
+	if err == nil && n == 0 {
+		return nil
+	}
+	return err
+}
+
+// shift drops the first d bytes of the buffer, which redcon already has.
+func (g *guardConn) shift(d int) {
+	copy(g.buf, g.buf[d:g.w])
+	g.r -= d
+	g.rel -= d
+	g.pos -= d
+	g.scan -= d
+	g.w -= d
+	g.base += int64(d)
+}
+
+// fail ends the connection: the error reply goes straight to the socket,
+// after redcon has flushed the replies to the commands before it.
+func (g *guardConn) fail() error {
+	g.stats.ProtocolErrors.Add(1)
+	if g.failMsg == "" {
+		// Redis closes such a client without a reply.
+		g.logf("warning", "closing client %s that reached max query buffer length", g.RemoteAddr())
+		return errProtocolClose
+	}
+	msg := make([]byte, 0, len(g.failMsg)+7)
+	msg = append(msg, "-ERR "...)
+	msg = append(msg, g.failMsg...)
+	msg = append(msg, '\r', '\n')
+	g.Write(msg)
+	return errProtocolClose
+}
+
+func (g *guardConn) violation(msg string) parseResult {
+	g.failMsg = msg
+	g.state = stFailed
+	return failed
+}
+
+func (g *guardConn) authRequired() bool { return g.needsAuth != nil && g.needsAuth() }
+
+// parse advances the state machine over buf[pos:w], releasing each
+// command as it ends.
+func (g *guardConn) parse() parseResult {
+	for !g.pause {
+		switch g.state {
+		case stFailed:
+			return failed
+
+		case stCommand:
+			if g.pos == g.w {
+				return needData
+			}
+			g.cmdStart = g.base + int64(g.pos)
+			g.scan, g.stuck = g.pos, false
+			g.argIndex, g.reset = 0, false
+			if g.buf[g.pos] == '*' {
+				g.state = stCount
+			} else {
+				g.state = stInline
+			}
+
+		case stCount:
+			end, st := g.lineEnd('\r')
+			if st != lineFound {
+				if st == lineMissing && g.w-g.pos > g.limits.MaxInlineLen {
+					return g.violation("Protocol error: too big mbulk count string")
+				}
+				return needData
+			}
+			n, ok := engine.ParseInt(g.buf[g.pos+1 : end])
+			switch {
+			case !ok || n > math.MaxInt32:
+				return g.violation("Protocol error: invalid multibulk length")
+			case n > g.limits.UnauthMultibulk && g.authRequired():
+				return g.violation("Protocol error: unauthenticated multibulk length")
+			case n > g.limits.MaxMultibulkLen:
+				// Redis 7 allows INT_MAX; redcon loops over the count.
+				return g.violation("Protocol error: invalid multibulk length")
+			}
+			g.buf[end+1] = '\n'
+			if n <= 0 {
+				// Redis ignores empty and negative counts; redcon would
+				// fail on them, so they are dropped here, which needs the
+				// buffer to have nothing released before them.
+				if g.r != g.rel {
+					return haveOutput
+				}
+				g.skipTo(end + 2)
+				continue
+			}
+			g.argsLeft = n
+			g.pos, g.scan = end+2, end+2
+			g.state = stBulkLen
+
+		case stBulkLen:
+			end, st := g.lineEnd('\r')
+			if st != lineFound {
+				if st == lineMissing && g.w-g.pos > g.limits.MaxInlineLen {
+					return g.violation("Protocol error: too big bulk count string")
+				}
+				return g.release()
+			}
+			if c := g.buf[g.pos]; c != '$' {
+				if c == '\r' || c == '\n' {
+					c = ' ' // Redis keeps error lines single
+				}
+				return g.violation("Protocol error: expected '$', got '" + string([]byte{c}) + "'")
+			}
+			n, ok := engine.ParseInt(g.buf[g.pos+1 : end])
+			switch {
+			case !ok || n < 0 || n > g.limits.MaxBulkLen:
+				return g.violation("Protocol error: invalid bulk length")
+			case n > g.limits.UnauthBulkLen && g.authRequired():
+				return g.violation("Protocol error: unauthenticated bulk length")
+			}
+			g.buf[end+1] = '\n'
+			g.bulkLen = n
+			g.pos = end + 2
+			g.dataStart = g.base + int64(g.pos)
+			g.state = stBulkData
+
+		case stBulkData:
+			avail := int64(g.w - g.pos)
+			if g.argIndex == 0 && g.bulkLen == 5 && g.base+int64(g.pos) == g.dataStart {
+				// RESET can make the client unauthenticated again: see
+				// the pause in commandDone.
+				if avail < 5 {
+					return g.release()
+				}
+				g.reset = engine.EqualFold(g.buf[g.pos:g.pos+5], "reset")
+			}
+			take := min(avail, g.bulkLen)
+			g.pos += int(take)
+			g.bulkLen -= take
+			if g.base+int64(g.pos)-g.cmdStart > g.limits.MaxQueryBuffer {
+				g.failMsg = ""
+				g.state = stFailed
+				return failed
+			}
+			if g.bulkLen > 0 {
+				return g.release()
+			}
+			g.state = stBulkEnd
+
+		case stBulkEnd:
+			if g.w-g.pos < 2 {
+				return g.release()
+			}
+			// Redis skips these two bytes without looking at them.
+			g.buf[g.pos], g.buf[g.pos+1] = '\r', '\n'
+			g.pos += 2
+			g.argIndex++
+			g.argsLeft--
+			if g.argsLeft > 0 {
+				g.scan = g.pos
+				g.state = stBulkLen
+				continue
+			}
+			g.rel = g.pos
+			g.state = stCommand
+			g.commandDone()
+
+		case stInline:
+			end, st := g.lineEnd('\n')
+			if st != lineFound {
+				if g.w-g.pos > g.limits.MaxInlineLen {
+					return g.violation("Protocol error: too big inline request")
+				}
+				return needData
+			}
+			// The frame goes to out, which is handed out before the
+			// buffer: nothing may be released in the buffer now.
+			if g.r != g.rel || len(g.out) >= maxInlineOut {
+				return haveOutput
+			}
+			line := g.buf[g.pos:end]
+			if len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			var ok bool
+			g.tokens, g.ends, ok = splitArgs(line, g.tokens[:0], g.ends[:0])
+			if !ok {
+				return g.violation("Protocol error: unbalanced quotes in request")
+			}
+			g.skipTo(end + 1)
+			if len(g.ends) > 0 {
+				g.out = appendFrame(g.out, g.tokens, g.ends)
+				g.reset = engine.EqualFold(g.tokens[:g.ends[0]], "reset")
+				g.commandDone()
+			}
+		}
+	}
+	return haveOutput
+}
+
+// skipTo drops the input up to i (a dropped or converted command). Only
+// valid when nothing is released in the buffer.
+func (g *guardConn) skipTo(i int) {
+	g.pos, g.r, g.rel = i, i, i
+	g.state = stCommand
+}
+
+// commandDone runs at the end of each command that redcon will run. Before
+// AUTH, and after RESET (which can undo AUTH), the next command's limits
+// depend on what this one does, so parsing waits until redcon has run it.
+func (g *guardConn) commandDone() {
+	if g.reset || g.authRequired() {
+		g.pause = true
+	}
+}
+
+// release hands on the validated part of an unfinished command once the
+// command holds more than streamChunk bytes, so that big values stream.
+func (g *guardConn) release() parseResult {
+	if g.pos > g.rel && g.w-g.rel > streamChunk {
+		g.rel = g.pos
+		return haveOutput
+	}
+	return needData
+}
+
+// lineEnd looks for the end of the line that starts at pos, as Redis's
+// strchr does: a NUL byte ends the search for good. A '\r' needs one more
+// byte after it (Redis skips two bytes without checking the second).
+func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
+	if !g.stuck {
+		for i := g.scan; i < g.w; i++ {
+			c := g.buf[i]
+			if c == term {
+				g.scan = i
+				if term == '\r' && i+1 == g.w {
+					return 0, lineWaiting
+				}
+				return i, lineFound
+			}
+			if c == 0 {
+				g.stuck = true
+				break
+			}
+		}
+		if !g.stuck {
+			g.scan = g.w
+		}
+	}
+	return 0, lineMissing
+}
+
+// appendFrame appends the multibulk frame for the arguments tokens split
+// at ends.
+func appendFrame(out, tokens []byte, ends []int) []byte {
+	out = append(out, '*')
+	out = strconv.AppendInt(out, int64(len(ends)), 10)
+	out = append(out, '\r', '\n')
+	start := 0
+	for _, end := range ends {
+		out = append(out, '$')
+		out = strconv.AppendInt(out, int64(end-start), 10)
+		out = append(out, '\r', '\n')
+		out = append(out, tokens[start:end]...)
+		out = append(out, '\r', '\n')
+		start = end
+	}
+	return out
+}
+
+// splitArgs splits an inline command line exactly as Redis's sdssplitargs
+// does, appending the arguments to tokens and their end offsets to ends.
+// ok is false on unbalanced quotes. The line is a C string to Redis, so it
+// ends at a NUL byte.
+func splitArgs(line, tokens []byte, ends []int) (_ []byte, _ []int, ok bool) {
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		line = line[:i]
+	}
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	i := 0
+	for {
+		for i < len(line) && isCSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			return tokens, ends, true
+		}
+		inDouble, inSingle, done := false, false, false
+		for !done {
+			c := at(i)
+			switch {
+			case inDouble:
+				switch {
+				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
+					tokens = append(tokens, unhex(at(i+2))<<4|unhex(at(i+3)))
+					i += 3
+				case c == '\\' && at(i+1) != 0:
+					i++
+					switch c = line[i]; c {
+					case 'n':
+						c = '\n'
+					case 'r':
+						c = '\r'
+					case 't':
+						c = '\t'
+					case 'b':
+						c = '\b'
+					case 'a':
+						c = '\a'
+					}
+					tokens = append(tokens, c)
+				case c == '"':
+					// The closing quote must be followed by a space or
+					// nothing at all.
+					if n := at(i + 1); n != 0 && !isCSpace(n) {
+						return tokens, ends, false
+					}
+					done = true
+				case c == 0:
+					return tokens, ends, false
+				default:
+					tokens = append(tokens, c)
+				}
+			case inSingle:
+				switch {
+				case c == '\\' && at(i+1) == '\'':
+					i++
+					tokens = append(tokens, '\'')
+				case c == '\'':
+					if n := at(i + 1); n != 0 && !isCSpace(n) {
+						return tokens, ends, false
+					}
+					done = true
+				case c == 0:
+					return tokens, ends, false
+				default:
+					tokens = append(tokens, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inDouble = true
+				case '\'':
+					inSingle = true
+				default:
+					tokens = append(tokens, c)
+				}
+			}
+			if i < len(line) {
+				i++
+			}
+		}
+		ends = append(ends, len(tokens))
+	}
+}
+
+// isCSpace is C's isspace in the C locale.
+func isCSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }

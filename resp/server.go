@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/pubsub"
 	"github.com/tidwall/redcon"
 )
 
@@ -22,6 +23,8 @@ type Options struct {
 	// Limits on client input; zero values take Redis's defaults.
 	Limits Limits
 	Logf   func(level, format string, args ...any)
+	// Hub delivers pub/sub messages; nil disables SUBSCRIBE.
+	Hub *pubsub.Hub
 }
 
 // Server accepts RESP connections for one engine.
@@ -37,6 +40,7 @@ type Server struct {
 	conns   sync.WaitGroup // one per accepted connection until it is gone
 	closed  bool
 	done    chan struct{}
+	closing chan struct{} // closed by Close: wakes blocked commands
 }
 
 // client is one connection's state, kept in the redcon context.
@@ -45,6 +49,10 @@ type client struct {
 	gc   *guardConn
 	sess *engine.Session
 	enc  Encoder
+
+	// Set once the connection subscribed: redcon no longer serves it.
+	dc  redcon.DetachedConn
+	sub *pubsub.Subscriber
 }
 
 // New makes a server for eng. Call Serve to accept connections.
@@ -56,7 +64,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Logf = func(string, string, ...any) {}
 	}
 	opts.Limits = opts.Limits.withDefaults()
-	s := &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), done: make(chan struct{})}
+	s := &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), done: make(chan struct{}), closing: make(chan struct{})}
 	s.rs = redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
 	s.rs.AcceptError = func(err error) {
 		// EMFILE and friends: log and back off instead of spinning.
@@ -95,6 +103,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.closing)
 	ln := s.ln
 	clients := make([]*client, 0, len(s.clients))
 	for c := range s.clients {
@@ -159,7 +168,12 @@ func (s *Server) onClosed(rc redcon.Conn, err error) {
 	if c == nil {
 		return
 	}
-	// redcon calls this with its own lock held: touch nothing of redcon's.
+	if c.dc != nil {
+		// Detached, not closed: redcon's goroutine for it has ended and
+		// ours takes over. (redcon holds its lock here: only start it.)
+		go s.serveDetached(c)
+		return
+	}
 	s.forget(c)
 }
 
@@ -178,6 +192,15 @@ func (s *Server) forget(c *client) {
 // handle runs one command read from a connection.
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
+	s.runOne(c, cmd.Args)
+	if c.sess.CloseAfterReply && c.dc == nil {
+		rc.Close()
+	}
+}
+
+// runOne runs a command and queues its reply, waiting first if the command
+// blocked.
+func (s *Server) runOne(c *client, args [][]byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.opts.Logf("warning", "panic serving %s: %v\n%s", c.sess.Addr(), r, debug.Stack())
@@ -187,11 +210,35 @@ func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 		}
 	}()
 	c.enc.Proto = c.sess.Proto
-	s.dispatch(c, cmd.Args)
-	c.flush()
-	if c.sess.CloseAfterReply {
-		rc.Close()
+	s.dispatch(c, args)
+	if b := c.sess.Blocked; b != nil {
+		c.sess.Blocked = nil
+		s.waitBlocked(c, b)
 	}
+	c.flush()
+}
+
+// waitBlocked parks the connection until its blocking command is served,
+// times out, or the server closes.
+func (s *Server) waitBlocked(c *client, b *engine.Blocked) {
+	var timeout <-chan time.Time
+	if !b.Deadline.IsZero() {
+		t := time.NewTimer(b.Deadline.Sub(s.eng.Clock.Now()))
+		defer t.Stop()
+		timeout = t.C
+	}
+	// TODO: notice a client that disconnects while blocked (needs a peek
+	// read in guardConn); until then it waits for its timeout or an element.
+	select {
+	case <-b.Ready():
+	case <-timeout:
+	case <-s.closing:
+	}
+	if b.Cancel() {
+		b.TimeoutReply.Replay(&c.enc)
+		return
+	}
+	b.Reply().Replay(&c.enc)
 }
 
 // flush hands the encoded reply to redcon, which writes it to the socket
@@ -200,7 +247,11 @@ func (c *client) flush() {
 	if len(c.enc.Buf) == 0 {
 		return
 	}
-	c.rc.WriteRaw(c.enc.Buf)
+	if c.sub != nil {
+		c.sub.Send(c.enc.Buf)
+	} else {
+		c.rc.WriteRaw(c.enc.Buf)
+	}
 	if cap(c.enc.Buf) > 64<<10 {
 		c.enc.Buf = nil
 	} else {
@@ -218,17 +269,36 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	now := time.Now()
 	cmd, err := eng.Table.Resolve(args)
 	if err != nil {
-		eng.Stats.ErrorReplies.Add(1)
-		c.enc.Error(err.Error())
+		c.reject(eng, err)
 		return
 	}
 	c.sess.Touch(cmd.FullName, now)
 	if eng.NeedsAuth(c.sess) && !cmd.Flags.Has(engine.FlagNoAuth) {
-		eng.Stats.ErrorReplies.Add(1)
-		c.enc.Error(engine.ErrNoAuth.Error())
+		c.reject(eng, engine.ErrNoAuth)
 		return
 	}
+	if c.sess.Proto == 2 && !cmd.Flags.Has(engine.FlagPubSub) &&
+		c.sess.Sub.Load()+c.sess.PSub.Load()+c.sess.SSub.Load() > 0 {
+		c.reject(eng, fmt.Errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.FullName))
+		return
+	}
+	if c.sess.InMulti() && !engine.IsMultiControl(cmd) {
+		c.sess.Queue(cmd, args)
+		c.enc.Status("QUEUED")
+		return
+	}
+	if c.dc == nil && s.opts.Hub != nil && isSubscribe(cmd.FullName) {
+		s.detach(c)
+	}
 	eng.Run(c.sess, cmd, args, &c.enc)
+}
+
+// reject answers a command refused before it ran; inside MULTI that also
+// dooms the transaction (EXECABORT), as in Redis.
+func (c *client) reject(eng *engine.Engine, err error) {
+	eng.Stats.ErrorReplies.Add(1)
+	c.sess.FailMulti()
+	c.enc.Error(err.Error())
 }
 
 // String describes the server for logs.

@@ -1,0 +1,431 @@
+package engine
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// CLIENT and its subcommands. Other connections are seen through the
+// engine's session registry (Engine.Sessions, Session.Info).
+
+var (
+	errNoSuchClient    = errors.New("ERR No such client")
+	errClientIDInvalid = errors.New("ERR Invalid client ID")
+	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
+	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+	// CLIENT REPLY OFF and SKIP would need the connection to drop replies.
+	errReplyUnsupported = errors.New("ERR CLIENT REPLY OFF and SKIP are not supported by lockredis")
+)
+
+func clientCommands() []*Command {
+	const sub = FlagNoKeyspace | FlagNoScript | FlagLoading | FlagStale
+	return []*Command{{
+		Name: "client", Arity: -2, Flags: FlagNoKeyspace,
+		Subcommands: []*Command{
+			{Name: "help", Arity: 2, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdClientHelp},
+			{Name: "setname", Arity: 3, Flags: sub, Handler: cmdClientSetname},
+			{Name: "getname", Arity: 2, Flags: sub, Handler: cmdClientGetname},
+			{Name: "id", Arity: 2, Flags: sub, Handler: cmdClientID},
+			{Name: "info", Arity: 2, Flags: sub, Handler: cmdClientInfo},
+			{Name: "list", Arity: -2, Flags: sub | FlagAdmin, Handler: cmdClientList},
+			{Name: "kill", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientKill},
+			{Name: "no-evict", Arity: 3, Flags: sub | FlagAdmin, Handler: cmdClientNoEvict},
+			{Name: "reply", Arity: 3, Flags: sub, Handler: cmdClientReply},
+			{Name: "unblock", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientUnblock},
+			{Name: "getredir", Arity: 2, Flags: sub, Handler: cmdClientGetredir},
+			// SETINFO is Redis 7.2's; clients send it at connect time.
+			{Name: "setinfo", Arity: 4, Flags: sub, Handler: cmdClientSetinfo},
+		},
+	}}
+}
+
+var clientHelp = []string{
+	"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+	"HELP",
+	"    Prints this help.",
+}
+
+// writeHelp replies a HELP text as Redis does: an array of status lines.
+func writeHelp(w Writer, lines []string) {
+	w.Array(len(lines))
+	for _, l := range lines {
+		w.Status(l)
+	}
+}
+
+func cmdClientHelp(c *Call) { writeHelp(c.W, clientHelp) }
+
+func cmdClientSetname(c *Call) {
+	if err := validClientName(c.Args[2]); err != nil {
+		c.Err(err)
+		return
+	}
+	c.S.SetName(string(c.Args[2]))
+	c.OK()
+}
+
+func cmdClientGetname(c *Call) {
+	if n := c.S.Name(); n != "" {
+		c.W.BulkString(n)
+		return
+	}
+	c.W.Null()
+}
+
+func cmdClientID(c *Call) { c.W.Int(c.S.ID) }
+
+func cmdClientInfo(c *Call) {
+	b := appendClientInfo(nil, c.S.Info(time.Now()))
+	c.W.Verbatim("txt", string(append(b, '\n')))
+}
+
+// clientType is Redis's client class for CLIENT LIST/KILL TYPE.
+type clientType uint8
+
+const (
+	clientNormal clientType = iota
+	clientReplica
+	clientPubSub
+	clientMaster
+)
+
+// parseClientType parses a TYPE argument; ok is false for unknown names.
+func parseClientType(b []byte) (clientType, bool) {
+	switch {
+	case EqualFold(b, "normal"):
+		return clientNormal, true
+	case EqualFold(b, "slave"), EqualFold(b, "replica"):
+		return clientReplica, true
+	case EqualFold(b, "pubsub"):
+		return clientPubSub, true
+	case EqualFold(b, "master"):
+		return clientMaster, true
+	}
+	return 0, false
+}
+
+func typeOf(ci ClientInfo) clientType {
+	if ci.Sub+ci.PSub+ci.SSub > 0 {
+		return clientPubSub
+	}
+	return clientNormal
+}
+
+// clientFlags renders CLIENT LIST's flags= in Redis's letter order: P
+// (subscribed), x (in MULTI), then the letters the connection owner set.
+func clientFlags(ci ClientInfo) string {
+	var b [16]byte
+	out := b[:0]
+	if typeOf(ci) == clientPubSub {
+		out = append(out, 'P')
+	}
+	if ci.Multi >= 0 {
+		out = append(out, 'x')
+	}
+	for i := 0; i < len(ci.Flags); i++ {
+		f := ci.Flags[i]
+		if f != 'N' && f != 'P' && f != 'x' {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return "N"
+	}
+	return string(out)
+}
+
+// appendClientInfo renders one CLIENT LIST line (without its newline) with
+// Redis 7.0's fields. Buffer and memory figures are Redis internals this
+// server does not have; they read 0, and fd reads -1 like a client
+// without a socket of its own.
+func appendClientInfo(b []byte, ci ClientInfo) []byte {
+	cmd := ci.Cmd
+	if cmd == "" {
+		cmd = "NULL"
+	}
+	b = append(b, "id="...)
+	b = strconv.AppendInt(b, ci.ID, 10)
+	b = append(b, " addr="...)
+	b = append(b, ci.Addr...)
+	b = append(b, " laddr="...)
+	b = append(b, ci.LAddr...)
+	b = append(b, " fd=-1 name="...)
+	b = append(b, ci.Name...)
+	b = append(b, " age="...)
+	b = strconv.AppendInt(b, int64(ci.Age/time.Second), 10)
+	b = append(b, " idle="...)
+	b = strconv.AppendInt(b, int64(ci.Idle/time.Second), 10)
+	b = append(b, " flags="...)
+	b = append(b, clientFlags(ci)...)
+	b = append(b, " db="...)
+	b = strconv.AppendInt(b, int64(ci.DB), 10)
+	b = append(b, " sub="...)
+	b = strconv.AppendInt(b, int64(ci.Sub), 10)
+	b = append(b, " psub="...)
+	b = strconv.AppendInt(b, int64(ci.PSub), 10)
+	b = append(b, " ssub="...)
+	b = strconv.AppendInt(b, int64(ci.SSub), 10)
+	b = append(b, " multi="...)
+	b = strconv.AppendInt(b, int64(ci.Multi), 10)
+	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
+	b = append(b, cmd...)
+	b = append(b, " user=default redir=-1 resp="...)
+	proto := ci.Proto
+	if proto == 0 {
+		proto = 2
+	}
+	b = strconv.AppendInt(b, int64(proto), 10)
+	return b
+}
+
+// cmdClientList handles CLIENT LIST [TYPE type | ID id [id ...]].
+func cmdClientList(c *Call) {
+	now := time.Now()
+	var b []byte
+	switch {
+	case len(c.Args) == 4 && EqualFold(c.Args[2], "type"):
+		t, ok := parseClientType(c.Args[3])
+		if !ok {
+			c.Errf("ERR Unknown client type '%s'", c.Args[3])
+			return
+		}
+		for _, s := range c.E.Sessions() {
+			if ci := s.Info(now); typeOf(ci) == t {
+				b = append(appendClientInfo(b, ci), '\n')
+			}
+		}
+	case len(c.Args) > 3 && EqualFold(c.Args[2], "id"):
+		// Redis answers in argument order, repeats included, and fails
+		// on the first id that is not an integer.
+		ids := make([]int64, 0, len(c.Args)-3)
+		for _, a := range c.Args[3:] {
+			id, ok := ParseInt(a)
+			if !ok {
+				c.Err(errClientIDInvalid)
+				return
+			}
+			ids = append(ids, id)
+		}
+		sessions := c.E.Sessions()
+		for _, id := range ids {
+			for _, s := range sessions {
+				if s.ID == id {
+					b = append(appendClientInfo(b, s.Info(now)), '\n')
+					break
+				}
+			}
+		}
+	case len(c.Args) != 2:
+		c.Err(ErrSyntax)
+		return
+	default:
+		for _, s := range c.E.Sessions() {
+			b = append(appendClientInfo(b, s.Info(now)), '\n')
+		}
+	}
+	c.W.Verbatim("txt", string(b))
+}
+
+// killFilter is what CLIENT KILL's options select.
+type killFilter struct {
+	addr, laddr []byte
+	id          int64
+	typ         clientType
+	anyType     bool
+	skipMe      bool
+}
+
+// cmdClientKill handles CLIENT KILL addr (old form: may kill the caller,
+// answers OK or an error) and CLIENT KILL <option> <value> ... (skips the
+// caller unless SKIPME no, answers the number killed).
+func cmdClientKill(c *Call) {
+	f := killFilter{anyType: true, skipMe: true}
+	oldForm := len(c.Args) == 3
+	if oldForm {
+		f.addr = c.Args[2]
+		f.skipMe = false
+	} else {
+		for i := 2; i < len(c.Args); i += 2 {
+			opt := c.Args[i]
+			if i+1 >= len(c.Args) {
+				c.Err(ErrSyntax)
+				return
+			}
+			val := c.Args[i+1]
+			switch {
+			case EqualFold(opt, "id"):
+				id, ok := ParseInt(val)
+				if !ok || id < 1 {
+					c.Err(errClientIDRange)
+					return
+				}
+				f.id = id
+			case EqualFold(opt, "type"):
+				t, ok := parseClientType(val)
+				if !ok {
+					c.Errf("ERR Unknown client type '%s'", val)
+					return
+				}
+				f.typ, f.anyType = t, false
+			case EqualFold(opt, "addr"):
+				f.addr = val
+			case EqualFold(opt, "laddr"):
+				f.laddr = val
+			case EqualFold(opt, "user"):
+				// The only user is "default", and every client is it.
+				if string(val) != "default" {
+					c.Errf("ERR No such user '%s'", val)
+					return
+				}
+			case EqualFold(opt, "skipme"):
+				switch {
+				case EqualFold(val, "yes"):
+					f.skipMe = true
+				case EqualFold(val, "no"):
+					f.skipMe = false
+				default:
+					c.Err(ErrSyntax)
+					return
+				}
+			default:
+				c.Err(ErrSyntax)
+				return
+			}
+		}
+	}
+	now := time.Now()
+	killed := 0
+	for _, s := range c.E.Sessions() {
+		ci := s.Info(now)
+		if f.addr != nil && ci.Addr != string(f.addr) ||
+			f.laddr != nil && ci.LAddr != string(f.laddr) ||
+			!f.anyType && typeOf(ci) != f.typ ||
+			f.id != 0 && ci.ID != f.id ||
+			f.skipMe && s == c.S {
+			continue
+		}
+		if s == c.S {
+			c.S.CloseAfterReply = true
+		} else if s.Close != nil {
+			s.Close()
+		}
+		killed++
+	}
+	if !oldForm {
+		c.W.Int(int64(killed))
+		return
+	}
+	if killed == 0 {
+		c.Err(errNoSuchClient)
+		return
+	}
+	c.OK()
+}
+
+// cmdClientNoEvict accepts ON/OFF: lockredis never evicts clients.
+func cmdClientNoEvict(c *Call) {
+	if !EqualFold(c.Args[2], "on") && !EqualFold(c.Args[2], "off") {
+		c.Err(ErrSyntax)
+		return
+	}
+	c.OK()
+}
+
+func cmdClientReply(c *Call) {
+	switch {
+	case EqualFold(c.Args[2], "on"):
+		c.OK()
+	case EqualFold(c.Args[2], "off"), EqualFold(c.Args[2], "skip"):
+		c.Err(errReplyUnsupported)
+	default:
+		c.Err(ErrSyntax)
+	}
+}
+
+// cmdClientUnblock answers 0: no command of lockredis blocks a client.
+func cmdClientUnblock(c *Call) {
+	if len(c.Args) > 4 {
+		c.Errf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", truncateArg(string(c.Args[1])))
+		return
+	}
+	if len(c.Args) == 4 && !EqualFold(c.Args[3], "timeout") && !EqualFold(c.Args[3], "error") {
+		c.Err(errUnblockReason)
+		return
+	}
+	if _, ok := ParseInt(c.Args[2]); !ok {
+		c.Err(ErrNotInteger)
+		return
+	}
+	c.W.Int(0)
+}
+
+// cmdClientGetredir answers -1: client tracking is never on.
+func cmdClientGetredir(c *Call) { c.W.Int(-1) }
+
+// cmdClientSetinfo handles CLIENT SETINFO LIB-NAME|LIB-VER value as Redis
+// 7.2 does.
+func cmdClientSetinfo(c *Call) {
+	attr, val := c.Args[2], c.Args[3]
+	isName := EqualFold(attr, "lib-name")
+	if !isName && !EqualFold(attr, "lib-ver") {
+		c.Errf("ERR Unrecognized option '%s'", attr)
+		return
+	}
+	if validClientName(val) != nil {
+		c.Errf("ERR %s cannot contain spaces, newlines or special characters.", attr)
+		return
+	}
+	v := string(val)
+	if isName {
+		c.S.SetLib(&v, nil)
+	} else {
+		c.S.SetLib(nil, &v)
+	}
+	c.OK()
+}

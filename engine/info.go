@@ -1,0 +1,350 @@
+package engine
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// INFO [section ...]: Redis's sections and field names for what clients
+// and operators read. Figures that belong to Redis internals this server
+// does not have (replication backlog, forks, allocator details) are left
+// out or read as an idle Redis would report them.
+
+func infoCommands() []*Command {
+	return []*Command{
+		{Name: "info", Arity: -1, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdInfo},
+	}
+}
+
+// PubsubCounter is implemented by a Publisher that can count its
+// subscriptions, for INFO's pubsub_channels and pubsub_patterns.
+type PubsubCounter interface {
+	NumChannels() int
+	NumPatterns() int
+}
+
+// infoSection is one "# Name" block of INFO.
+type infoSection struct {
+	name string // lower case, as INFO's arguments name it
+	gen  func(b []byte, c *Call) []byte
+}
+
+// infoSections are in the order Redis prints them. All of them are in
+// "default": the sections Redis leaves out of it (commandstats,
+// latencystats) are not kept here.
+var infoSections = []infoSection{
+	{"server", infoServer},
+	{"clients", infoClients},
+	{"memory", infoMemory},
+	{"persistence", infoPersistence},
+	{"stats", infoStats},
+	{"replication", infoReplication},
+	{"cpu", infoCPU},
+	{"modules", func(b []byte, _ *Call) []byte { return append(b, "# Modules\r\n"...) }},
+	{"cluster", func(b []byte, _ *Call) []byte { return append(b, "# Cluster\r\ncluster_enabled:0\r\n"...) }},
+	{"keyspace", infoKeyspace},
+}
+
+// cmdInfo answers the selected sections, in Redis's order whatever the
+// order asked, separated by blank lines. Unknown names select nothing.
+func cmdInfo(c *Call) {
+	want := make([]bool, len(infoSections))
+	if len(c.Args) == 1 {
+		for i := range want {
+			want[i] = true
+		}
+	}
+	for _, a := range c.Args[1:] {
+		if EqualFold(a, "all") || EqualFold(a, "everything") || EqualFold(a, "default") {
+			for i := range want {
+				want[i] = true
+			}
+			continue
+		}
+		for i, s := range infoSections {
+			if EqualFold(a, s.name) {
+				want[i] = true
+			}
+		}
+	}
+	var b []byte
+	first := true
+	for i, s := range infoSections {
+		if !want[i] {
+			continue
+		}
+		if !first {
+			b = append(b, "\r\n"...)
+		}
+		first = false
+		b = s.gen(b, c)
+	}
+	c.W.Verbatim("txt", string(b))
+}
+
+func infoLine(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ':')
+	b = append(b, v...)
+	return append(b, "\r\n"...)
+}
+
+func infoInt(b []byte, k string, v int64) []byte {
+	b = append(b, k...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, v, 10)
+	return append(b, "\r\n"...)
+}
+
+// engineID is a stable 40-hex-digit identifier of this engine, for run_id
+// and master_replid: Redis draws them at random at start; deriving them
+// from the process, start time and engine keeps them fixed without state.
+func (e *Engine) engineID(kind string) string {
+	sum := sha1.Sum(fmt.Appendf(nil, "%s %d %d %p", kind, os.Getpid(), e.started.UnixNano(), e))
+	return hex.EncodeToString(sum[:])
+}
+
+// lockredisVersion is lockredis's own version: Params["lockredis_version"]
+// when the server's assembler sets it, else the module version Go
+// recorded in the binary.
+func (e *Engine) lockredisVersion() string {
+	if v := e.cfg.Params["lockredis_version"]; v != "" {
+		return v
+	}
+	const module = "github.com/lockredis/lockredis"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == module {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == module {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// osName is INFO's os: like uname's "sysname machine", without the
+// kernel release Go cannot read portably.
+func osName() string {
+	name := runtime.GOOS
+	switch name {
+	case "linux", "darwin", "freebsd", "openbsd", "netbsd", "windows":
+		name = strings.ToUpper(name[:1]) + name[1:]
+	}
+	arch := runtime.GOARCH
+	switch arch {
+	case "amd64":
+		arch = "x86_64"
+	case "386":
+		arch = "i686"
+	case "arm64":
+		if runtime.GOOS == "linux" {
+			arch = "aarch64"
+		}
+	}
+	return name + " " + arch
+}
+
+func infoServer(b []byte, c *Call) []byte {
+	e := c.E
+	up := time.Since(e.started)
+	exe, _ := os.Executable()
+	b = append(b, "# Server\r\n"...)
+	b = infoLine(b, "redis_version", Version)
+	b = infoLine(b, "redis_git_sha1", "00000000")
+	b = infoLine(b, "redis_git_dirty", "0")
+	b = infoLine(b, "redis_mode", "standalone")
+	b = infoLine(b, "os", osName())
+	b = infoInt(b, "arch_bits", strconv.IntSize)
+	b = infoLine(b, "go_version", runtime.Version())
+	b = infoInt(b, "process_id", int64(os.Getpid()))
+	b = infoLine(b, "process_supervised", "no")
+	b = infoLine(b, "run_id", e.engineID("run"))
+	b = infoLine(b, "tcp_port", e.configValue(configParam{name: "port", def: "6379"}))
+	b = infoInt(b, "server_time_usec", e.Clock.Now().UnixMicro())
+	b = infoInt(b, "uptime_in_seconds", int64(up/time.Second))
+	b = infoInt(b, "uptime_in_days", int64(up/(24*time.Hour)))
+	hz := e.configValue(configParam{name: "hz", def: "10"})
+	b = infoLine(b, "hz", hz)
+	b = infoLine(b, "configured_hz", hz)
+	b = infoLine(b, "executable", exe)
+	b = infoLine(b, "config_file", e.cfg.Params["config_file"])
+	b = infoLine(b, "io_threads_active", "0")
+	b = infoLine(b, "lockredis_version", e.lockredisVersion())
+	return b
+}
+
+func infoClients(b []byte, c *Call) []byte {
+	b = append(b, "# Clients\r\n"...)
+	b = infoInt(b, "connected_clients", int64(c.E.ClientCount()))
+	b = infoLine(b, "cluster_connections", "0")
+	b = infoLine(b, "maxclients", c.E.configValue(configParam{name: "maxclients", def: "10000"}))
+	b = infoLine(b, "client_recent_max_input_buffer", "0")
+	b = infoLine(b, "client_recent_max_output_buffer", "0")
+	b = infoLine(b, "blocked_clients", "0")
+	b = infoLine(b, "tracking_clients", "0")
+	b = infoLine(b, "clients_in_timeout_table", "0")
+	return b
+}
+
+// bytesToHuman formats a size as Redis's INFO does (1.44M, 32.00K, 200B);
+// from 1024P on Redis prints bytes again.
+func bytesToHuman(n uint64) string {
+	const units = "KMGTP"
+	if n < 1024 || n >= 1<<60 {
+		return strconv.FormatUint(n, 10) + "B"
+	}
+	i, size := 0, uint64(1024)
+	for n >= size*1024 {
+		i++
+		size *= 1024
+	}
+	return strconv.FormatFloat(float64(n)/float64(size), 'f', 2, 64) + units[i:i+1]
+}
+
+func infoMemory(b []byte, c *Call) []byte {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	maxMem := c.E.configValue(configParam{name: "maxmemory", def: "0"})
+	maxMemN, _ := strconv.ParseUint(maxMem, 10, 64)
+	b = append(b, "# Memory\r\n"...)
+	// used_memory is the live heap; used_memory_rss what the runtime got
+	// from the OS.
+	b = infoInt(b, "used_memory", int64(ms.HeapAlloc))
+	b = infoLine(b, "used_memory_human", bytesToHuman(ms.HeapAlloc))
+	b = infoInt(b, "used_memory_rss", int64(ms.Sys))
+	b = infoLine(b, "used_memory_rss_human", bytesToHuman(ms.Sys))
+	b = infoLine(b, "maxmemory", maxMem)
+	b = infoLine(b, "maxmemory_human", bytesToHuman(maxMemN))
+	b = infoLine(b, "maxmemory_policy", c.E.configValue(configParam{name: "maxmemory-policy", def: "noeviction"}))
+	ratio := 0.0
+	if ms.HeapAlloc > 0 {
+		ratio = float64(ms.Sys) / float64(ms.HeapAlloc)
+	}
+	b = infoLine(b, "mem_fragmentation_ratio", strconv.FormatFloat(ratio, 'f', 2, 64))
+	b = infoLine(b, "mem_allocator", "go")
+	b = infoLine(b, "lazyfree_pending_objects", "0")
+	return b
+}
+
+func infoPersistence(b []byte, c *Call) []byte {
+	aof := "0"
+	if c.E.configValue(configParam{name: "appendonly", def: "no"}) == "yes" {
+		aof = "1"
+	}
+	b = append(b, "# Persistence\r\n"...)
+	b = infoLine(b, "loading", "0")
+	b = infoLine(b, "async_loading", "0")
+	// TODO: count changes once persistence reports its saves.
+	b = infoLine(b, "rdb_changes_since_last_save", "0")
+	b = infoLine(b, "rdb_bgsave_in_progress", "0")
+	b = infoInt(b, "rdb_last_save_time", c.E.started.Unix())
+	b = infoLine(b, "rdb_last_bgsave_status", "ok")
+	b = infoLine(b, "rdb_last_bgsave_time_sec", "-1")
+	b = infoLine(b, "rdb_current_bgsave_time_sec", "-1")
+	b = infoLine(b, "rdb_saves", "0")
+	b = infoLine(b, "aof_enabled", aof)
+	b = infoLine(b, "aof_rewrite_in_progress", "0")
+	b = infoLine(b, "aof_rewrite_scheduled", "0")
+	b = infoLine(b, "aof_last_rewrite_time_sec", "-1")
+	b = infoLine(b, "aof_current_rewrite_time_sec", "-1")
+	b = infoLine(b, "aof_last_bgrewrite_status", "ok")
+	b = infoLine(b, "aof_rewrites", "0")
+	b = infoLine(b, "aof_last_write_status", "ok")
+	return b
+}
+
+func infoStats(b []byte, c *Call) []byte {
+	st := &c.E.Stats
+	var channels, patterns int64
+	if pc, ok := c.E.Publisher().(PubsubCounter); ok {
+		channels, patterns = int64(pc.NumChannels()), int64(pc.NumPatterns())
+	}
+	b = append(b, "# Stats\r\n"...)
+	b = infoInt(b, "total_connections_received", st.Connections.Load())
+	b = infoInt(b, "total_commands_processed", st.Commands.Load())
+	b = infoLine(b, "instantaneous_ops_per_sec", "0")
+	b = infoInt(b, "total_net_input_bytes", st.NetInputBytes.Load())
+	b = infoInt(b, "total_net_output_bytes", st.NetOutputBytes.Load())
+	b = infoLine(b, "instantaneous_input_kbps", "0.00")
+	b = infoLine(b, "instantaneous_output_kbps", "0.00")
+	b = infoInt(b, "rejected_connections", st.Rejected.Load())
+	b = infoLine(b, "sync_full", "0")
+	b = infoLine(b, "sync_partial_ok", "0")
+	b = infoLine(b, "sync_partial_err", "0")
+	b = infoInt(b, "expired_keys", st.ExpiredKeys.Load())
+	b = infoLine(b, "expired_stale_perc", "0.00")
+	b = infoLine(b, "expired_time_cap_reached_count", "0")
+	b = infoLine(b, "evicted_keys", "0")
+	b = infoLine(b, "evicted_clients", "0")
+	b = infoInt(b, "keyspace_hits", st.KeyspaceHits.Load())
+	b = infoInt(b, "keyspace_misses", st.KeyspaceMisses.Load())
+	b = infoInt(b, "pubsub_channels", channels)
+	b = infoInt(b, "pubsub_patterns", patterns)
+	b = infoLine(b, "pubsubshard_channels", "0")
+	b = infoLine(b, "latest_fork_usec", "0")
+	b = infoLine(b, "total_forks", "0")
+	b = infoInt(b, "total_error_replies", st.ErrorReplies.Load())
+	return b
+}
+
+func infoReplication(b []byte, c *Call) []byte {
+	b = append(b, "# Replication\r\n"...)
+	b = infoLine(b, "role", "master")
+	b = infoLine(b, "connected_slaves", "0")
+	b = infoLine(b, "master_failover_state", "no-failover")
+	b = infoLine(b, "master_replid", c.E.engineID("replid"))
+	b = infoLine(b, "master_replid2", "0000000000000000000000000000000000000000")
+	b = infoLine(b, "master_repl_offset", "0")
+	b = infoLine(b, "second_repl_offset", "-1")
+	b = infoLine(b, "repl_backlog_active", "0")
+	b = infoLine(b, "repl_backlog_size", "1048576")
+	b = infoLine(b, "repl_backlog_first_byte_offset", "0")
+	b = infoLine(b, "repl_backlog_histlen", "0")
+	return b
+}
+
+func infoCPU(b []byte, _ *Call) []byte {
+	user, sys := processCPU()
+	b = append(b, "# CPU\r\n"...)
+	b = infoLine(b, "used_cpu_sys", strconv.FormatFloat(sys.Seconds(), 'f', 6, 64))
+	b = infoLine(b, "used_cpu_user", strconv.FormatFloat(user.Seconds(), 'f', 6, 64))
+	b = infoLine(b, "used_cpu_sys_children", "0.000000")
+	b = infoLine(b, "used_cpu_user_children", "0.000000")
+	return b
+}
+
+// infoKeyspace lists the non-empty databases. Counts include keys that
+// have expired but are not yet removed, as Redis's do; avg_ttl is not
+// tracked and reads 0.
+func infoKeyspace(b []byte, c *Call) []byte {
+	b = append(b, "# Keyspace\r\n"...)
+	for db := 0; db < c.E.Databases(); db++ {
+		var keys, vol int64
+		if c.Tx != nil {
+			keys, vol = c.Tx.KeyCount(db), c.Tx.VolatileCount(db)
+		} else {
+			keys, vol = c.E.keys[db].Load(), c.E.volatile[db].Load()
+		}
+		if keys == 0 && vol == 0 {
+			continue
+		}
+		b = append(b, "db"...)
+		b = strconv.AppendInt(b, int64(db), 10)
+		b = append(b, ":keys="...)
+		b = strconv.AppendInt(b, keys, 10)
+		b = append(b, ",expires="...)
+		b = strconv.AppendInt(b, vol, 10)
+		b = append(b, ",avg_ttl=0\r\n"...)
+	}
+	return b
+}

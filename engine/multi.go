@@ -1,0 +1,166 @@
+package engine
+
+import "errors"
+
+// MULTI/EXEC/DISCARD/WATCH/UNWATCH. The queue lives in the Session; the
+// connection decides what to queue (IsMultiControl) and EXEC runs the queue
+// in one exclusive transaction with one frozen "now".
+
+var (
+	ErrMultiNested   = errors.New("ERR MULTI calls can not be nested")
+	ErrExecNoMulti   = errors.New("ERR EXEC without MULTI")
+	ErrDiscardNoMult = errors.New("ERR DISCARD without MULTI")
+	ErrWatchInMulti  = errors.New("ERR WATCH inside MULTI is not allowed")
+	ErrExecAbort     = errors.New("EXECABORT Transaction discarded because of previous errors.")
+)
+
+func multiCommands() []*Command {
+	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy
+	return []*Command{
+		{Name: "multi", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdMulti},
+		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagWriteTx, Handler: cmdExec},
+		{Name: "discard", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdDiscard},
+		{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdWatch},
+		{Name: "unwatch", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdUnwatch},
+	}
+}
+
+type queuedCommand struct {
+	cmd  *Command
+	args [][]byte
+}
+
+type multiState struct {
+	queue  []queuedCommand
+	failed bool // a command was rejected while queuing: EXEC aborts
+}
+
+// IsMultiControl reports whether cmd runs at once inside MULTI instead of
+// being queued.
+func IsMultiControl(cmd *Command) bool {
+	switch cmd.FullName {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// InMulti reports whether the session is queuing commands.
+func (s *Session) InMulti() bool { return s.multi != nil }
+
+// Queue adds a command to the MULTI queue. args must stay valid until EXEC.
+func (s *Session) Queue(cmd *Command, args [][]byte) {
+	s.multi.queue = append(s.multi.queue, queuedCommand{cmd, args})
+	s.Multi.Store(int32(len(s.multi.queue)))
+}
+
+// FailMulti marks the transaction as failed: a command was rejected while
+// queuing, so EXEC will answer EXECABORT.
+func (s *Session) FailMulti() {
+	if s.multi != nil {
+		s.multi.failed = true
+	}
+}
+
+func (s *Session) endMulti() {
+	s.multi = nil
+	s.Multi.Store(-1)
+}
+
+// ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).
+func (e *Engine) ResetTransaction(s *Session) {
+	s.endMulti()
+	e.unwatchAll(s)
+}
+
+func cmdMulti(c *Call) {
+	if c.S.InMulti() {
+		c.Err(ErrMultiNested)
+		return
+	}
+	c.S.multi = &multiState{}
+	c.S.Multi.Store(0)
+	c.OK()
+}
+
+func cmdDiscard(c *Call) {
+	if !c.S.InMulti() {
+		c.Err(ErrDiscardNoMult)
+		return
+	}
+	c.E.ResetTransaction(c.S)
+	c.OK()
+}
+
+func cmdExec(c *Call) {
+	s := c.S
+	if !s.InMulti() {
+		c.Err(ErrExecNoMulti)
+		return
+	}
+	m := s.multi
+	defer c.E.ResetTransaction(s)
+	if m.failed {
+		c.Err(ErrExecAbort)
+		return
+	}
+	if c.E.watchBroken(c.Tx, s) {
+		c.W.NullArray()
+		return
+	}
+	c.W.Array(len(m.queue))
+	for _, q := range m.queue {
+		c.E.RunIn(c.Tx, s, q.cmd, q.args, c.W)
+	}
+}
+
+func cmdWatch(c *Call) {
+	if c.S.InMulti() {
+		c.Err(ErrWatchInMulti)
+		return
+	}
+	s := c.S
+	if s.watch == nil {
+		s.watch = &watchSet{keys: make(map[dbKey]bool)}
+		c.E.listening.Add(1)
+	}
+	for _, k := range c.Args[1:] {
+		dk := dbKey{s.DB, string(k)}
+		c.E.watches.add(s.watch, dk, c.Tx.storedButExpired(s.DB, k))
+	}
+	c.OK()
+}
+
+func cmdUnwatch(c *Call) {
+	c.E.unwatchAll(c.S)
+	c.OK()
+}
+
+func (e *Engine) unwatchAll(s *Session) {
+	if s.watch == nil {
+		return
+	}
+	e.watches.remove(s.watch)
+	s.watch = nil
+	e.listening.Add(-1)
+}
+
+// watchBroken reports whether EXEC must fail: a watched key was changed, or
+// has expired since it was watched (Redis's isWatchedKeyExpired).
+func (e *Engine) watchBroken(tx *Tx, s *Session) bool {
+	ws := s.watch
+	if ws == nil {
+		return false
+	}
+	if ws.dirty.Load() {
+		return true
+	}
+	e.watches.mu.Lock()
+	defer e.watches.mu.Unlock()
+	for k, expiredWhenWatched := range ws.keys {
+		if !expiredWhenWatched && tx.storedButExpired(k.db, []byte(k.key)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// SCAN cursors.
+//
+// Redis's cursor is a position in its hash table; ours must be a number too,
+// but the keyspace is a B-tree ordered by key. A call examines up to COUNT
+// live keys in key order and returns a cursor that encodes two things:
+//
+//	cursor = tag*scanTagUnit + position
+//
+// position is how many keys the iteration has examined so far; tag (1 to
+// scanMaxTag, one per call that returns a cursor) makes each cursor handed
+// out unique. The engine keeps a bounded cache, cursor -> (db, last key
+// examined). A call whose cursor is cached resumes with tx.Scan right after
+// that key: O(log n + COUNT), so a full iteration is linear, and it returns
+// every key that exists for the whole iteration whatever is inserted or
+// deleted meanwhile (keys are visited in order and the resume point is a
+// key, not an index). A cursor that is not cached (evicted by newer
+// cursors, made by another server, or typed by hand) falls back to skipping
+// position keys from the start of the range: still a valid resume, exact
+// when no key before that point was added or removed in between.
+//
+// When the pattern starts with literal bytes, only the range of keys with
+// that prefix is visited, and positions count within that range.
+const (
+	scanTagUnit      = 1_000_000_000_000 // room for 10^12 positions
+	scanMaxTag       = 9_000_000         // cursors stay below 2^63
+	scanCacheSize    = 1024              // cursors remembered per engine
+	scanCacheMaxKey  = 4096              // longer keys are not remembered
+	scanDefaultCount = 10
+)
+
+// scanCache remembers where recent cursors stopped. It is shared by all the
+// connections of an engine (a cursor may move between connections) and
+// SCAN runs in shared read transactions, hence the mutex.
+type scanCache struct {
+	mu      sync.Mutex
+	entries map[uint64]scanEntry
+	ring    [scanCacheSize]uint64 // insertion order, for FIFO eviction
+	next    int
+	tag     uint64
+}
+
+type scanEntry struct {
+	db   int
+	last string // the last key examined
+}
+
+func newScanCache() *scanCache {
+	return &scanCache{entries: make(map[uint64]scanEntry, scanCacheSize)}
+}
+
+// lookup returns the key a cursor stopped at, if remembered for db.
+func (sc *scanCache) lookup(cursor uint64, db int) (string, bool) {
+	sc.mu.Lock()
+	e, ok := sc.entries[cursor]
+	sc.mu.Unlock()
+	if !ok || e.db != db {
+		return "", false
+	}
+	return e.last, true
+}
+
+// add makes a new cursor for position pos, remembering that it stopped at
+// last in db.
+func (sc *scanCache) add(pos uint64, db int, last string) uint64 {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.tag = sc.tag%scanMaxTag + 1
+	cursor := sc.tag*scanTagUnit + pos%scanTagUnit
+	if len(last) > scanCacheMaxKey {
+		return cursor
+	}
+	if old := sc.ring[sc.next]; old != 0 {
+		delete(sc.entries, old)
+	}
+	// The key came from a buntdb item; copy it so the cache does not pin
+	// the whole item.
+	sc.entries[cursor] = scanEntry{db: db, last: strings.Clone(last)}
+	sc.ring[sc.next] = cursor
+	sc.next = (sc.next + 1) % scanCacheSize
+	return cursor
+}
+
+// parseScanCursor parses a cursor the way Redis does (strtoul, base 10): an
+// optional sign, digits, nothing else; "-1" wraps around as in C; an empty
+// cursor is 0.
+func parseScanCursor(b []byte) (uint64, bool) {
+	if len(b) > 0 && isSpace(b[0]) {
+		return 0, false
+	}
+	neg := false
+	digits := b
+	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
+		neg = digits[0] == '-'
+		digits = digits[1:]
+		if len(digits) == 0 {
+			return 0, false // no conversion: strtoul leaves eptr on the sign
+		}
+	}
+	if len(b) == 0 {
+		return 0, true
+	}
+	var n uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (^uint64(0)-d)/10 {
+			return 0, false // ERANGE
+		}
+		n = n*10 + d
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+var errScanCursor = replyError("ERR invalid cursor")
+
+// cmdScan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
+func cmdScan(c *Call) {
+	cursor, ok := parseScanCursor(c.Args[1])
+	if !ok {
+		c.Err(errScanCursor)
+		return
+	}
+	count := int64(scanDefaultCount)
+	var pattern, typeName []byte
+	usePattern, useType := false, false
+	for i := 2; i < len(c.Args); i += 2 {
+		opt := c.Args[i]
+		more := i+1 < len(c.Args)
+		switch {
+		case more && EqualFold(opt, "count"):
+			n, ok := ParseInt(c.Args[i+1])
+			if !ok {
+				c.Err(ErrNotInteger)
+				return
+			}
+			if n < 1 {
+				c.Err(ErrSyntax)
+				return
+			}
+			count = n
+		case more && EqualFold(opt, "match"):
+			pattern = c.Args[i+1]
+			usePattern = len(pattern) != 1 || pattern[0] != '*'
+			if !usePattern {
+				pattern = nil
+			}
+		case more && EqualFold(opt, "type"):
+			typeName, useType = c.Args[i+1], true
+		default:
+			c.Err(ErrSyntax)
+			return
+		}
+	}
+
+	db := c.Tx.DB
+	prefix := globPrefix(pattern)
+	from := prefix
+	pos := cursor % scanTagUnit
+	skip := uint64(0)
+	if cursor != 0 {
+		if last, ok := c.E.scans.lookup(cursor, db); ok {
+			// Resume just after last: last+"\x00" is its successor. (A
+			// cursor made with another MATCH may point before the range.)
+			if resume := append([]byte(last), 0); bytes.Compare(resume, prefix) > 0 {
+				from = resume
+			}
+		} else {
+			skip = pos
+		}
+	}
+
+	var found []string
+	var last string
+	examined := int64(0)
+	more := false
+	c.Tx.Scan(db, from, func(key string, v Value) bool {
+		if !strings.HasPrefix(key, b2s(prefix)) {
+			return false
+		}
+		if skip > 0 {
+			skip--
+			return true
+		}
+		if examined == count {
+			more = true
+			return false
+		}
+		examined++
+		last = key
+		if usePattern && !globString(pattern, key, false) {
+			return true
+		}
+		if useType {
+			// Redis looks the key up to learn its type: a keyspace hit.
+			c.E.Stats.KeyspaceHits.Add(1)
+			if !EqualFold(typeName, v.Type.Name()) {
+				return true
+			}
+		}
+		found = append(found, key)
+		return true
+	})
+
+	next := uint64(0)
+	if more {
+		next = c.E.scans.add(pos+uint64(examined), db, last)
+	}
+	var buf [20]byte
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	c.W.Array(len(found))
+	for _, k := range found {
+		c.W.BulkString(k)
+	}
+}

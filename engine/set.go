@@ -1,0 +1,306 @@
+package engine
+
+import "math/rand/v2"
+
+// Set commands, as t_set.c in Redis 7.0.
+
+func setCommands() []*Command {
+	const rf = FlagReadonly | FlagFast
+	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
+	return []*Command{
+		key(&Command{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdSadd}),
+		key(&Command{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdSrem}),
+		key(&Command{Name: "sismember", Arity: 3, Flags: rf, Handler: cmdSismember}),
+		key(&Command{Name: "smismember", Arity: -3, Flags: rf, Handler: cmdSmismember}),
+		key(&Command{Name: "smembers", Arity: 2, Flags: FlagReadonly, Handler: cmdSmembers}),
+		key(&Command{Name: "scard", Arity: 2, Flags: rf, Handler: cmdScard}),
+		key(&Command{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdSpop}),
+		key(&Command{Name: "srandmember", Arity: -2, Flags: FlagReadonly, Handler: cmdSrandmember}),
+		{Name: "smove", Arity: 4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdSmove},
+		key(&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, Handler: cmdSscan}),
+	}
+}
+
+func cmdSadd(c *Call) {
+	key := c.Args[1]
+	s, exp, err := loadSet(c.Tx, key, false)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	if s == nil {
+		s = newSetFor(c.Args[2])
+	}
+	added := s.addMany(c.Args[2:])
+	if added > 0 {
+		storeSet(c.Tx, key, s, exp)
+	}
+	c.W.Int(int64(added))
+}
+
+func cmdSrem(c *Call) {
+	key := c.Args[1]
+	s, exp, err := loadSet(c.Tx, key, false)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	if s == nil {
+		c.W.Int(0)
+		return
+	}
+	var deleted int64
+	for _, m := range c.Args[2:] {
+		if s.remove(m) {
+			deleted++
+			if s.size() == 0 {
+				break
+			}
+		}
+	}
+	if deleted > 0 {
+		storeSet(c.Tx, key, s, exp)
+	}
+	c.W.Int(deleted)
+}
+
+func cmdSismember(c *Call) {
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	switch {
+	case err != nil:
+		c.Err(err)
+	case s != nil && s.has(c.Args[2]):
+		c.W.Int(1)
+	default:
+		c.W.Int(0)
+	}
+}
+
+func cmdSmismember(c *Call) {
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, m := range c.Args[2:] {
+		if s != nil && s.has(m) {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+	}
+}
+
+// replySetMembers writes every member as a set reply.
+func replySetMembers(c *Call, s *setObj) {
+	if s == nil {
+		c.W.Set(0)
+		return
+	}
+	n := s.size()
+	c.W.Set(n)
+	for i := 0; i < n; i++ {
+		c.W.BulkString(s.member(i))
+	}
+}
+
+func cmdSmembers(c *Call) {
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	replySetMembers(c, s)
+}
+
+func cmdScard(c *Call) {
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	switch {
+	case err != nil:
+		c.Err(err)
+	case s == nil:
+		c.W.Int(0)
+	default:
+		c.W.Int(int64(s.size()))
+	}
+}
+
+func cmdSpop(c *Call) {
+	if len(c.Args) > 3 {
+		c.Err(ErrSyntax)
+		return
+	}
+	hasCount := len(c.Args) == 3
+	var count int64
+	if hasCount {
+		var err error
+		if count, err = parsePositiveCount(c.Args[2], nil); err != nil {
+			c.Err(err)
+			return
+		}
+	}
+	key := c.Args[1]
+	s, exp, err := loadSet(c.Tx, key, false)
+	switch {
+	case err != nil:
+		c.Err(err)
+		return
+	case s == nil && hasCount:
+		c.W.Set(0)
+		return
+	case s == nil:
+		c.W.Null()
+		return
+	}
+	if !hasCount {
+		i := rand.IntN(s.size())
+		c.W.BulkString(s.member(i))
+		s.removeAt(i)
+		storeSet(c.Tx, key, s, exp)
+		return
+	}
+	if count == 0 {
+		c.W.Set(0)
+		return
+	}
+	size := s.size()
+	if count >= int64(size) {
+		replySetMembers(c, s)
+		c.Tx.Delete(key)
+		return
+	}
+	remaining := size - int(count)
+	c.W.Set(int(count))
+	if remaining*5 > int(count) {
+		for ; count > 0; count-- {
+			i := rand.IntN(s.size())
+			c.W.BulkString(s.member(i))
+			s.removeAt(i)
+		}
+		storeSet(c.Tx, key, s, exp)
+		return
+	}
+	// Redis moves the few remaining members into a new set, whose
+	// encoding is chosen afresh (a hashtable of integers becomes an
+	// intset), and replies with what is left in the old one.
+	keep := make([]bool, size)
+	for _, i := range rand.Perm(size)[:remaining] {
+		keep[i] = true
+	}
+	var rest *setObj
+	var kept [][]byte
+	for i := 0; i < size; i++ {
+		m := s.member(i)
+		if !keep[i] {
+			c.W.BulkString(m)
+			continue
+		}
+		if rest == nil {
+			rest = newSetFor(strBytes(m))
+		}
+		kept = append(kept, strBytes(m))
+	}
+	rest.addMany(kept)
+	storeSet(c.Tx, key, rest, exp)
+}
+
+func cmdSrandmember(c *Call) {
+	if len(c.Args) > 3 {
+		c.Err(ErrSyntax)
+		return
+	}
+	var count int64
+	if len(c.Args) == 3 {
+		var err error
+		if count, err = parseRandCount(c.Args[2]); err != nil {
+			c.Err(err)
+			return
+		}
+	}
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	if len(c.Args) == 2 {
+		if s == nil {
+			c.W.Null()
+			return
+		}
+		c.W.BulkString(s.member(rand.IntN(s.size())))
+		return
+	}
+	if s == nil || count == 0 {
+		c.W.Array(0)
+		return
+	}
+	c.W.Array(int(randomReplyLen(count, s.size())))
+	eachRandom(count, s.size(), func(i int) { c.W.BulkString(s.member(i)) })
+}
+
+func cmdSmove(c *Call) {
+	srcKey, dstKey, m := c.Args[1], c.Args[2], c.Args[3]
+	src, sexp, serr := loadSet(c.Tx, srcKey, false)
+	if src == nil && serr == nil {
+		c.W.Int(0)
+		return
+	}
+	dst, dexp, derr := loadSet(c.Tx, dstKey, false)
+	if serr != nil {
+		c.Err(serr)
+		return
+	}
+	if derr != nil {
+		c.Err(derr)
+		return
+	}
+	if string(srcKey) == string(dstKey) {
+		if src.has(m) {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+		return
+	}
+	if !src.remove(m) {
+		c.W.Int(0)
+		return
+	}
+	storeSet(c.Tx, srcKey, src, sexp)
+	if dst == nil {
+		dst = newSetFor(m)
+	}
+	if dst.add(m) {
+		storeSet(c.Tx, dstKey, dst, dexp)
+	}
+	c.W.Int(1)
+}
+
+func cmdSscan(c *Call) {
+	cursor, ok := parseScanCursor(c.Args[2])
+	if !ok {
+		c.Err(errCursor)
+		return
+	}
+	s, _, err := loadSet(c.Tx, c.Args[1], true)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	if s == nil {
+		replyEmptyScan(c)
+		return
+	}
+	opts, err := parseScanOptions(c.Args[3:])
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	n := s.size()
+	items := make([]scanItem, n)
+	for i := range items {
+		items[i].key = s.member(i)
+	}
+	replyCollectionScan(c, cursor, s.intset, items, false, opts)
+}

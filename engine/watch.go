@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Every write transaction reports the keys it changed (set, deleted,
+// expired) before it releases the engine lock. WATCH and the blocking list
+// commands listen to those reports. While nobody listens, transactions do
+// not even record them.
+
+// dbKey names a key in a database.
+type dbKey struct {
+	db  int
+	key string
+}
+
+// keyListener is told about changed keys, under the engine lock.
+type keyListener interface {
+	keyTouched(tx *Tx, k dbKey)
+	// dbFlushed is told before the keys of db (or all dbs if db < 0) are
+	// deleted wholesale.
+	dbFlushed(tx *Tx, db int)
+}
+
+// watchSet is one client's WATCHed keys.
+type watchSet struct {
+	dirty atomic.Bool
+	keys  map[dbKey]bool // value: the key was already expired when watched
+}
+
+// watchRegistry maps keys to the clients watching them.
+type watchRegistry struct {
+	mu   sync.Mutex
+	byKy map[dbKey]map[*watchSet]struct{}
+}
+
+func (w *watchRegistry) add(ws *watchSet, k dbKey, expired bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := ws.keys[k]; !ok {
+		ws.keys[k] = expired
+	}
+	if w.byKy == nil {
+		w.byKy = make(map[dbKey]map[*watchSet]struct{})
+	}
+	m := w.byKy[k]
+	if m == nil {
+		m = make(map[*watchSet]struct{})
+		w.byKy[k] = m
+	}
+	m[ws] = struct{}{}
+}
+
+func (w *watchRegistry) remove(ws *watchSet) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range ws.keys {
+		if m := w.byKy[k]; m != nil {
+			delete(m, ws)
+			if len(m) == 0 {
+				delete(w.byKy, k)
+			}
+		}
+	}
+}
+
+func (w *watchRegistry) keyTouched(tx *Tx, k dbKey) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for ws := range w.byKy[k] {
+		if ws.keys[k] {
+			// Watched while already expired: its deletion is no change
+			// (Redis's touchWatchedKey rule); from now on it is a normal
+			// watched key.
+			if _, live := tx.GetIn(k.db, []byte(k.key)); !live {
+				ws.keys[k] = false
+				continue
+			}
+		}
+		ws.dirty.Store(true)
+	}
+}
+
+func (w *watchRegistry) dbFlushed(tx *Tx, db int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, set := range w.byKy {
+		if db >= 0 && k.db != db {
+			continue
+		}
+		// Only keys that existed are changed by a flush.
+		if _, live := tx.GetIn(k.db, []byte(k.key)); !live {
+			continue
+		}
+		for ws := range set {
+			ws.dirty.Store(true)
+		}
+	}
+}
+
+// addListener starts reporting changed keys to l.
+func (e *Engine) addListener(l keyListener) {
+	e.listenersMu.Lock()
+	e.listeners = append(e.listeners, l)
+	e.listenersMu.Unlock()
+}
+
+// touch records that a key changed, if anyone listens.
+func (tx *Tx) touch(db int, key string) {
+	if tx.e.listening.Load() == 0 {
+		return
+	}
+	tx.touched = append(tx.touched, dbKey{db, key})
+}
+
+// notifyTouched runs at the end of a write transaction, still under the
+// engine lock, so that a listener's view (a dirty WATCH) is settled before
+// any other transaction starts.
+func (tx *Tx) notifyTouched() {
+	if len(tx.touched) == 0 {
+		return
+	}
+	tx.e.listenersMu.Lock()
+	ls := tx.e.listeners
+	tx.e.listenersMu.Unlock()
+	// Serving a blocked client changes keys too: walk the list as it grows.
+	for i := 0; i < len(tx.touched); i++ {
+		k := tx.touched[i]
+		for _, l := range ls {
+			l.keyTouched(tx, k)
+		}
+	}
+}
+
+// notifyFlush tells listeners that db (all if < 0) is about to be emptied.
+func (tx *Tx) notifyFlush(db int) {
+	if tx.e.listening.Load() == 0 {
+		return
+	}
+	tx.e.listenersMu.Lock()
+	ls := tx.e.listeners
+	tx.e.listenersMu.Unlock()
+	for _, l := range ls {
+		l.dbFlushed(tx, db)
+	}
+}

@@ -1,0 +1,176 @@
+package pubsub
+
+import (
+	"errors"
+	"sort"
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// Register adds the pub/sub commands to e's table and makes h the engine's
+// publisher.
+func Register(e *engine.Engine, h *Hub) {
+	e.SetPublisher(h)
+	const sub = engine.FlagPubSub | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace
+	const pub = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale | engine.FlagFast | engine.FlagMayReplicate | engine.FlagNoKeyspace
+	e.Register(
+		&engine.Command{Name: "subscribe", Arity: -2, Flags: sub, Handler: h.subscribeCmd(kindChannel, "subscribe")},
+		&engine.Command{Name: "psubscribe", Arity: -2, Flags: sub, Handler: h.subscribeCmd(kindPattern, "psubscribe")},
+		&engine.Command{Name: "ssubscribe", Arity: -2, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Handler: h.subscribeCmd(kindShard, "ssubscribe")},
+		&engine.Command{Name: "unsubscribe", Arity: -1, Flags: sub, Handler: h.unsubscribeCmd(kindChannel, "unsubscribe")},
+		&engine.Command{Name: "punsubscribe", Arity: -1, Flags: sub, Handler: h.unsubscribeCmd(kindPattern, "punsubscribe")},
+		&engine.Command{Name: "sunsubscribe", Arity: -1, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Handler: h.unsubscribeCmd(kindShard, "sunsubscribe")},
+		&engine.Command{Name: "publish", Arity: 3, Flags: pub, Handler: h.publishCmd(false)},
+		&engine.Command{Name: "spublish", Arity: 3, Flags: pub, FirstKey: 1, LastKey: 1, Step: 1, Handler: h.publishCmd(true)},
+		&engine.Command{Name: "pubsub", Arity: -2, Subcommands: []*engine.Command{
+			{Name: "channels", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubChannels(kindChannel)},
+			{Name: "shardchannels", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubChannels(kindShard)},
+			{Name: "numsub", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumSub(kindChannel)},
+			{Name: "shardnumsub", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumSub(kindShard)},
+			{Name: "numpat", Arity: 2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumPat},
+			{Name: "help", Arity: 2, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace, Handler: pubsubHelp},
+		}},
+	)
+}
+
+// ErrNoPush is returned when a session that cannot receive pushes (a
+// script, the Go API) tries to subscribe.
+var ErrNoPush = errors.New("ERR this client cannot subscribe: it has no connection to push messages to")
+
+func (h *Hub) subscribeCmd(k kind, verb string) engine.Handler {
+	return func(c *engine.Call) {
+		s := h.subscriberOf(c.S)
+		if s == nil {
+			c.Err(ErrNoPush)
+			return
+		}
+		// The confirmation is queued under the hub lock together with the
+		// subscription, so no message on the channel can overtake it.
+		for _, arg := range c.Args[1:] {
+			name := string(arg)
+			h.mu.Lock()
+			h.sub(s, k, name)
+			s.sendConfirm(verb, &name, s.count(k))
+			h.mu.Unlock()
+		}
+		s.publishCounts()
+	}
+}
+
+func (h *Hub) unsubscribeCmd(k kind, verb string) engine.Handler {
+	return func(c *engine.Call) {
+		s := h.subscriberOf(c.S)
+		if s == nil {
+			// Never subscribed: Redis still answers, with a nil name.
+			c.W.Array(3)
+			c.W.BulkString(verb)
+			c.W.Null()
+			c.W.Int(int64(c.S.Sub.Load() + c.S.PSub.Load()))
+			return
+		}
+		h.mu.Lock()
+		names := make([]string, 0, len(c.Args)-1)
+		for _, arg := range c.Args[1:] {
+			names = append(names, string(arg))
+		}
+		if len(c.Args) == 1 {
+			for name := range s.subs[k] {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+		}
+		for i := range names {
+			h.unsub(s, k, names[i])
+			s.sendConfirm(verb, &names[i], s.count(k))
+		}
+		if len(names) == 0 {
+			s.sendConfirm(verb, nil, s.count(k))
+		}
+		h.mu.Unlock()
+		s.publishCounts()
+	}
+}
+
+func (h *Hub) publishCmd(shard bool) engine.Handler {
+	return func(c *engine.Call) {
+		ch, msg := c.Args[1], c.Args[2]
+		var n int
+		if shard {
+			n = h.ShardReceivers(ch)
+		} else {
+			n = h.Receivers(ch)
+		}
+		deliver := func() {
+			if shard {
+				h.DeliverShard(ch, msg)
+			} else {
+				h.Deliver(ch, msg)
+			}
+		}
+		if c.Tx != nil {
+			// Inside a script or EXEC: messages leave after it commits,
+			// when the caller may have reused its argument buffers.
+			ch, msg = append([]byte(nil), ch...), append([]byte(nil), msg...)
+			c.Tx.After(deliver)
+		} else {
+			deliver()
+		}
+		c.W.Int(int64(n))
+	}
+}
+
+func (h *Hub) pubsubChannels(k kind) engine.Handler {
+	return func(c *engine.Call) {
+		if len(c.Args) > 3 {
+			c.Err(engine.ErrArity(c.Cmd.FullName))
+			return
+		}
+		var pattern []byte
+		if len(c.Args) == 3 {
+			pattern = c.Args[2]
+		}
+		names := h.names(k, pattern)
+		c.W.Array(len(names))
+		for _, n := range names {
+			c.W.BulkString(n)
+		}
+	}
+}
+
+func (h *Hub) pubsubNumSub(k kind) engine.Handler {
+	return func(c *engine.Call) {
+		c.W.Array(2 * (len(c.Args) - 2))
+		for _, name := range c.Args[2:] {
+			c.W.Bulk(name)
+			c.W.Int(int64(h.numSub(k, name)))
+		}
+	}
+}
+
+func (h *Hub) pubsubNumPat(c *engine.Call) {
+	_, p, _ := h.Counts()
+	c.W.Int(int64(p))
+}
+
+func pubsubHelp(c *engine.Call) {
+	lines := []string{
+		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)",
+		"HELP",
+		"    Prints this help.",
+	}
+	c.W.Array(len(lines))
+	for _, l := range lines {
+		c.W.Status(l)
+	}
+}

@@ -1,0 +1,188 @@
+// Package pubsub delivers PUBLISH messages to subscribed connections
+// without ever letting a slow subscriber stall the server: every
+// subscriber has its own bounded outbound queue drained by its own
+// goroutine, and publishing only appends to those queues.
+package pubsub
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// Limits is Redis's client-output-buffer-limit for pubsub clients: a
+// subscriber whose unsent output exceeds Hard, or stays above Soft for
+// SoftFor, is disconnected.
+type Limits struct {
+	Hard    int64
+	Soft    int64
+	SoftFor time.Duration
+}
+
+// DefaultLimits are Redis's defaults: "pubsub 32mb 8mb 60".
+var DefaultLimits = Limits{Hard: 32 << 20, Soft: 8 << 20, SoftFor: 60 * time.Second}
+
+// kind separates the three namespaces Redis keeps apart.
+type kind uint8
+
+const (
+	kindChannel kind = iota
+	kindPattern
+	kindShard
+)
+
+// Hub is one server's channels, patterns and shard channels.
+type Hub struct {
+	limits Limits
+	logf   func(level, format string, args ...any)
+
+	mu       sync.RWMutex
+	channels map[string]map[*Subscriber]struct{}
+	patterns map[string]map[*Subscriber]struct{}
+	shards   map[string]map[*Subscriber]struct{}
+	// patternOrder lists the patterns in the order they were first
+	// subscribed: PUBLISH walks it, so deliveries have a stable order.
+	patternOrder []string
+	bySess       map[*engine.Session]*Subscriber
+
+	messages atomic.Int64 // messages delivered, for INFO
+}
+
+// NewHub makes an empty hub.
+func NewHub(limits Limits, logf func(level, format string, args ...any)) *Hub {
+	if limits.Hard == 0 && limits.Soft == 0 {
+		limits = DefaultLimits
+	}
+	if logf == nil {
+		logf = func(string, string, ...any) {}
+	}
+	return &Hub{
+		limits:   limits,
+		logf:     logf,
+		channels: make(map[string]map[*Subscriber]struct{}),
+		patterns: make(map[string]map[*Subscriber]struct{}),
+		shards:   make(map[string]map[*Subscriber]struct{}),
+		bySess:   make(map[*engine.Session]*Subscriber),
+	}
+}
+
+func (h *Hub) table(k kind) map[string]map[*Subscriber]struct{} {
+	switch k {
+	case kindPattern:
+		return h.patterns
+	case kindShard:
+		return h.shards
+	}
+	return h.channels
+}
+
+// subscriberOf returns the session's subscriber, or nil if its connection
+// cannot receive pushes.
+func (h *Hub) subscriberOf(s *engine.Session) *Subscriber {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.bySess[s]
+}
+
+// Receivers counts who would get a PUBLISH on channel now: subscribers of
+// the channel plus every subscription to a matching pattern.
+func (h *Hub) Receivers(channel []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	n := len(h.channels[string(channel)])
+	for _, p := range h.patternOrder {
+		if engine.Glob(s2b(p), channel, false) {
+			n += len(h.patterns[p])
+		}
+	}
+	return n
+}
+
+// Deliver queues message for every receiver of channel. It never blocks on
+// a subscriber's socket.
+func (h *Hub) Deliver(channel, message []byte) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for sub := range h.channels[string(channel)] {
+		sub.sendMessage(channel, message)
+		h.messages.Add(1)
+	}
+	for _, p := range h.patternOrder {
+		if !engine.Glob(s2b(p), channel, false) {
+			continue
+		}
+		for sub := range h.patterns[p] {
+			sub.sendPMessage(p, channel, message)
+			h.messages.Add(1)
+		}
+	}
+}
+
+// s2b views a string as bytes without copying; the bytes are never changed.
+func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// ShardReceivers counts subscribers of a shard channel (SPUBLISH).
+func (h *Hub) ShardReceivers(channel []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.shards[string(channel)])
+}
+
+// DeliverShard queues message for the subscribers of a shard channel.
+func (h *Hub) DeliverShard(channel, message []byte) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for sub := range h.shards[string(channel)] {
+		sub.sendSMessage(channel, message)
+		h.messages.Add(1)
+	}
+}
+
+// Messages is the number of messages delivered so far.
+func (h *Hub) Messages() int64 { return h.messages.Load() }
+
+// Counts returns the number of channels with subscribers, of patterns, and
+// of shard channels (INFO pubsub_channels, pubsub_patterns).
+func (h *Hub) Counts() (channels, patterns, shards int) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.channels), len(h.patterns), len(h.shards)
+}
+
+// names lists the channels (or shard channels) with subscribers that
+// match pattern (all when pattern is nil), sorted.
+func (h *Hub) names(k kind, pattern []byte) []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []string
+	for name := range h.table(k) {
+		if pattern == nil || engine.Glob(pattern, []byte(name), false) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (h *Hub) numSub(k kind, name []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.table(k)[string(name)])
+}
+
+// Close disconnects every subscriber.
+func (h *Hub) Close() {
+	h.mu.RLock()
+	subs := make([]*Subscriber, 0, len(h.bySess))
+	for _, s := range h.bySess {
+		subs = append(subs, s)
+	}
+	h.mu.RUnlock()
+	for _, s := range subs {
+		s.Close()
+	}
+}

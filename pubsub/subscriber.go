@@ -1,0 +1,347 @@
+package pubsub
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// Subscriber is a connection that can receive pushes. Everything sent to
+// the client after it subscribed, command replies and messages alike, goes
+// through its queue, so the two stay in order. A goroutine of its own
+// writes the queue to the socket; publishers only append.
+type Subscriber struct {
+	hub       *Hub
+	sess      *engine.Session
+	w         io.Writer
+	closeConn func()
+	proto     atomic.Int32
+
+	mu        sync.Mutex
+	out       []byte // queued, not yet taken by the writer
+	spare     []byte // the writer's previous buffer, reused
+	pending   int64  // queued plus being written
+	softSince time.Time
+	closed    bool // dropped: overflow or write error
+	closing   bool // Close called: write what is queued, then stop
+	wake      chan struct{}
+	done      chan struct{}
+
+	// subscriptions, changed under hub.mu
+	subs [3]map[string]struct{}
+}
+
+// Attach makes the session's connection a subscriber writing to w.
+// closeConn must close the socket (it is called on overflow and by Close).
+func (h *Hub) Attach(sess *engine.Session, w io.Writer, closeConn func()) *Subscriber {
+	s := &Subscriber{
+		hub: h, sess: sess, w: w, closeConn: closeConn,
+		wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	for i := range s.subs {
+		s.subs[i] = make(map[string]struct{})
+	}
+	s.proto.Store(int32(sess.Proto))
+	h.mu.Lock()
+	h.bySess[sess] = s
+	h.mu.Unlock()
+	go s.writer()
+	return s
+}
+
+// SetProto switches the encoding of pushes (HELLO).
+func (s *Subscriber) SetProto(p int) { s.proto.Store(int32(p)) }
+
+// Done is closed when the subscriber's writer has stopped.
+func (s *Subscriber) Done() <-chan struct{} { return s.done }
+
+// Send queues raw protocol bytes (a command reply). It never blocks.
+func (s *Subscriber) Send(b []byte) {
+	before, ok := s.begin()
+	if !ok {
+		return
+	}
+	s.out = append(s.out, b...)
+	s.end(before)
+}
+
+// queued accounts for n new bytes, enforces the output limits and wakes
+// the writer. s.mu is held.
+func (s *Subscriber) queued(n int64) {
+	if s.closed || s.closing {
+		s.out = s.out[:0]
+		return
+	}
+	s.pending += n
+	lim := s.hub.limits
+	over := false
+	switch {
+	case lim.Hard > 0 && s.pending > lim.Hard:
+		over = true
+	case lim.Soft > 0 && s.pending > lim.Soft:
+		now := time.Now()
+		if s.softSince.IsZero() {
+			s.softSince = now
+		} else if now.Sub(s.softSince) > lim.SoftFor {
+			over = true
+		}
+	default:
+		s.softSince = time.Time{}
+	}
+	if over {
+		// Redis frees such a client at once. Closing the socket ends the
+		// connection's reader, which then unsubscribes everything; we may
+		// be under the hub lock here, so do no more than that.
+		s.hub.logf("warning", "Client id=%d closed for overcoming of output buffer limits.", s.sess.ID)
+		s.closed = true
+		s.out = nil
+		s.closeConn()
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writer drains the queue to the socket. It stops on a write error, on
+// overflow (queued data is dropped), or once Close asked it to and what
+// was queued has been written.
+func (s *Subscriber) writer() {
+	defer close(s.done)
+	for {
+		_, more := <-s.wake
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		buf := s.out
+		s.out = s.spare[:0]
+		s.mu.Unlock()
+		if len(buf) > 0 {
+			_, err := s.w.Write(buf)
+			s.mu.Lock()
+			s.pending -= int64(len(buf))
+			if cap(buf) <= 64<<10 {
+				s.spare = buf[:0]
+			} else {
+				s.spare = nil
+			}
+			if s.pending <= s.hub.limits.Soft {
+				s.softSince = time.Time{}
+			}
+			if err != nil {
+				s.closed = true
+				s.mu.Unlock()
+				s.closeConn()
+				return
+			}
+			s.mu.Unlock()
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// Close drops every subscription, lets the writer send what is queued
+// (a QUIT's +OK, say) for up to a second, and closes the socket. It is
+// safe to call twice.
+func (s *Subscriber) Close() {
+	h := s.hub
+	h.mu.Lock()
+	for k := range s.subs {
+		for name := range s.subs[k] {
+			h.unsub(s, kind(k), name)
+		}
+	}
+	delete(h.bySess, s.sess)
+	h.mu.Unlock()
+	s.publishCounts()
+	s.mu.Lock()
+	already := s.closing
+	s.closing = true
+	s.mu.Unlock()
+	if !already {
+		close(s.wake)
+		select {
+		case <-s.done:
+		case <-time.After(time.Second):
+			// A client that does not read cannot hold up shutdown.
+		}
+	}
+	s.closeConn()
+	<-s.done
+}
+
+// count is the number Redis reports in (un)subscribe replies: channels
+// plus patterns, or shard channels for the sharded commands.
+func (s *Subscriber) count(k kind) int {
+	if k == kindShard {
+		return len(s.subs[kindShard])
+	}
+	return len(s.subs[kindChannel]) + len(s.subs[kindPattern])
+}
+
+// Subscribed reports whether any subscription is active.
+func (s *Subscriber) Subscribed() bool {
+	s.hub.mu.RLock()
+	defer s.hub.mu.RUnlock()
+	return s.count(kindChannel)+s.count(kindShard) > 0
+}
+
+// publishCounts copies the counts to the session for CLIENT LIST and for
+// the subscribed-mode checks.
+func (s *Subscriber) publishCounts() {
+	s.hub.mu.RLock()
+	c, p, sh := len(s.subs[kindChannel]), len(s.subs[kindPattern]), len(s.subs[kindShard])
+	s.hub.mu.RUnlock()
+	s.sess.Sub.Store(int32(c))
+	s.sess.PSub.Store(int32(p))
+	s.sess.SSub.Store(int32(sh))
+}
+
+// sub adds a subscription; h.mu is held for writing.
+func (h *Hub) sub(s *Subscriber, k kind, name string) bool {
+	if _, ok := s.subs[k][name]; ok {
+		return false
+	}
+	s.subs[k][name] = struct{}{}
+	t := h.table(k)
+	m := t[name]
+	if m == nil {
+		m = make(map[*Subscriber]struct{})
+		t[name] = m
+		if k == kindPattern {
+			h.patternOrder = append(h.patternOrder, name)
+		}
+	}
+	m[s] = struct{}{}
+	return true
+}
+
+// unsub removes a subscription; h.mu is held for writing.
+func (h *Hub) unsub(s *Subscriber, k kind, name string) bool {
+	if _, ok := s.subs[k][name]; !ok {
+		return false
+	}
+	delete(s.subs[k], name)
+	t := h.table(k)
+	if m := t[name]; m != nil {
+		delete(m, s)
+		if len(m) == 0 {
+			delete(t, name)
+			if k == kindPattern {
+				h.patternOrder = slices.DeleteFunc(h.patternOrder, func(p string) bool { return p == name })
+			}
+		}
+	}
+	return true
+}
+
+// Encoding of pushes. RESP2 uses arrays, RESP3 push frames.
+
+func (s *Subscriber) header(b []byte, n int) []byte {
+	if s.proto.Load() == 3 {
+		b = append(b, '>')
+	} else {
+		b = append(b, '*')
+	}
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
+}
+
+func appendBulk(b []byte, s []byte) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+func appendBulkString(b []byte, s string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+// begin and end bracket an append to the queue.
+func (s *Subscriber) begin() (int, bool) {
+	s.mu.Lock()
+	if s.closed || s.closing {
+		s.mu.Unlock()
+		return 0, false
+	}
+	return len(s.out), true
+}
+
+func (s *Subscriber) end(before int) {
+	s.queued(int64(len(s.out) - before))
+	s.mu.Unlock()
+}
+
+func (s *Subscriber) sendMessage(channel, msg []byte) {
+	before, ok := s.begin()
+	if !ok {
+		return
+	}
+	s.out = s.header(s.out, 3)
+	s.out = append(s.out, "$7\r\nmessage\r\n"...)
+	s.out = appendBulk(s.out, channel)
+	s.out = appendBulk(s.out, msg)
+	s.end(before)
+}
+
+func (s *Subscriber) sendSMessage(channel, msg []byte) {
+	before, ok := s.begin()
+	if !ok {
+		return
+	}
+	s.out = s.header(s.out, 3)
+	s.out = append(s.out, "$8\r\nsmessage\r\n"...)
+	s.out = appendBulk(s.out, channel)
+	s.out = appendBulk(s.out, msg)
+	s.end(before)
+}
+
+func (s *Subscriber) sendPMessage(pattern string, channel, msg []byte) {
+	before, ok := s.begin()
+	if !ok {
+		return
+	}
+	s.out = s.header(s.out, 4)
+	s.out = append(s.out, "$8\r\npmessage\r\n"...)
+	s.out = appendBulkString(s.out, pattern)
+	s.out = appendBulk(s.out, channel)
+	s.out = appendBulk(s.out, msg)
+	s.end(before)
+}
+
+// sendConfirm queues a (un)subscribe confirmation: [verb, name|nil, count].
+func (s *Subscriber) sendConfirm(verb string, name *string, count int) {
+	before, ok := s.begin()
+	if !ok {
+		return
+	}
+	b := s.header(s.out, 3)
+	b = appendBulkString(b, verb)
+	switch {
+	case name != nil:
+		b = appendBulkString(b, *name)
+	case s.proto.Load() == 3:
+		b = append(b, "_\r\n"...)
+	default:
+		b = append(b, "$-1\r\n"...)
+	}
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(count), 10)
+	s.out = append(b, '\r', '\n')
+	s.end(before)
+}

@@ -1,0 +1,44 @@
+package resp
+
+// Subscribing detaches a connection from redcon's loop: from then on a
+// goroutine of ours reads its commands and every reply goes through the
+// pubsub.Subscriber's queue, in order with the messages.
+
+// isSubscribe reports whether the command puts the connection in
+// subscribed mode.
+func isSubscribe(name string) bool {
+	switch name {
+	case "subscribe", "psubscribe", "ssubscribe":
+		return true
+	}
+	return false
+}
+
+// detach takes the connection over from redcon. It runs inside the
+// handler, before the command that subscribes.
+func (s *Server) detach(c *client) {
+	c.dc = c.rc.Detach()
+	// Replies to the commands before this one in the same pipeline are
+	// still in redcon's buffer: send them first.
+	c.dc.Flush()
+	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
+}
+
+// serveDetached reads and runs the commands of a detached connection until
+// it closes or QUITs.
+func (s *Server) serveDetached(c *client) {
+	defer func() {
+		c.sub.Close()
+		s.forget(c)
+	}()
+	for {
+		cmd, err := c.dc.ReadCommand()
+		if err != nil {
+			return
+		}
+		s.runOne(c, cmd.Args)
+		if c.sess.CloseAfterReply {
+			return
+		}
+	}
+}
