@@ -312,3 +312,57 @@ func (s *Server) Dump() string {
 	}
 	return sb.String()
 }
+
+// Pause makes the server stop answering, like a hung or partitioned node:
+// connections stay open and commands wait until Resume (CLIENT PAUSE ALL).
+func (s *Server) Pause() { s.eng.Pause(0, false) }
+
+// Resume lets a paused server answer again; waiting commands run.
+func (s *Server) Resume() { s.eng.Unpause() }
+
+// Cluster is a set of independent servers, for Redlock tests: each has its
+// own keyspace, clock and port.
+type Cluster []*Server
+
+// StartCluster starts n independent servers with default options.
+func StartCluster(n int) (Cluster, error) {
+	c := make(Cluster, 0, n)
+	for i := 0; i < n; i++ {
+		s, err := Run()
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c = append(c, s)
+	}
+	return c, nil
+}
+
+// RunCluster starts n independent servers and closes them when the test
+// ends. Close, Pause or FastForward any one of them to simulate a node that
+// is down, hung, or whose clock jumped.
+func RunCluster(t testing.TB, n int) Cluster {
+	t.Helper()
+	c, err := StartCluster(n)
+	if err != nil {
+		t.Fatalf("lockredis: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Close closes every server.
+func (c Cluster) Close() {
+	for _, s := range c {
+		s.Close()
+	}
+}
+
+// Addrs are the servers' addresses, in order.
+func (c Cluster) Addrs() []string {
+	out := make([]string, len(c))
+	for i, s := range c {
+		out[i] = s.Addr()
+	}
+	return out
+}

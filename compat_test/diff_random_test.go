@@ -18,10 +18,11 @@ import (
 // The default seeds are fixed so CI is repeatable. DIFF_SEED=N replays one
 // seed; DIFF_SEED=random picks one from the clock (printed on failure).
 //
-// Relative TTLs are never short: a key that expires between the two
-// servers' turns would differ by timing, not by behaviour. DBSIZE is left
-// out for the same reason: Redis counts a key stored with a past EXAT until
-// its expiry cycle happens to remove it.
+// Valid TTLs are long and never close to one another (see slotSeconds): a
+// key that expires between the two servers' turns, or two deadlines set a
+// millisecond apart, would differ by timing, not by behaviour. DBSIZE is
+// left out for the same reason: Redis counts a key stored with a past EXAT
+// until its expiry cycle happens to remove it.
 func TestDiffRandom(t *testing.T) {
 	seeds := []int64{1, 2, 3}
 	switch s := os.Getenv("DIFF_SEED"); s {
@@ -51,8 +52,10 @@ func TestDiffRandom(t *testing.T) {
 
 // gen draws random commands.
 type gen struct {
-	r   *rand.Rand
-	now time.Time
+	r     *rand.Rand
+	now   time.Time
+	slots []int // a permutation: expiry slot numbers in draw order
+	next  int
 }
 
 func (g *gen) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
@@ -87,24 +90,47 @@ func (g *gen) float() string {
 		"0x10", "1e-400", "-inf", "1.5e3")
 }
 
-// ttlS and ttlMs are relative times: long, zero, negative or invalid.
+// Valid expiry times come from unique slots, 60 s apart and drawn in
+// random order, so that no two draws are close: "SET k v EX 100" followed
+// by "EXPIRE k 100 GT" would compare two deadlines one command apart, and
+// the answer would depend on whether both commands ran within the same
+// millisecond. Absolute times are slots counted from the generation time,
+// which is at most seconds before the commands run.
+func (g *gen) slotSeconds() int64 {
+	s := g.slots[g.next%len(g.slots)]
+	g.next++
+	return 100 + 60*int64(s)
+}
+
+// ttlS and ttlMs are relative times: valid and long, or zero, negative,
+// invalid, out of range.
 func (g *gen) ttlS() string {
-	return g.pick("100", "1000", "0", "-1", "abc", "9223372036854775807", "9223372036854775", "1.5", "100000000", "500")
+	if g.r.Intn(2) == 0 {
+		return strconv.FormatInt(g.slotSeconds(), 10)
+	}
+	return g.pick("0", "-1", "abc", "9223372036854775807", "9223372036854775", "1.5")
 }
 
 func (g *gen) ttlMs() string {
-	return g.pick("100000", "1000000", "0", "-5", "abc", "9223372036854775807", "250000", "1.5")
+	if g.r.Intn(2) == 0 {
+		return strconv.FormatInt(g.slotSeconds()*1000+3, 10)
+	}
+	return g.pick("0", "-5", "abc", "9223372036854775807", "1.5")
 }
 
 // atS and atMs are absolute times: future, past, zero, huge.
 func (g *gen) atS() string {
-	return g.pick(strconv.FormatInt(g.now.Unix()+500, 10), strconv.FormatInt(g.now.Unix()+900, 10),
-		"1", "0", "-1", strconv.FormatInt(g.now.Unix()-10, 10), "9223372036854775807", "abc")
+	if g.r.Intn(2) == 0 {
+		return strconv.FormatInt(g.now.Unix()+g.slotSeconds(), 10)
+	}
+	return g.pick("1", "0", "-1", strconv.FormatInt(g.now.Unix()-10, 10), "9223372036854775807", "abc")
 }
 
 func (g *gen) atMs() string {
-	return g.pick(strconv.FormatInt(g.now.UnixMilli()+600000, 10), strconv.FormatInt(g.now.UnixMilli()+700001, 10),
-		"1", "0", "-1", strconv.FormatInt(g.now.UnixMilli()-10, 10), "9223372036854775807", "abc")
+	if g.r.Intn(2) == 0 {
+		return strconv.FormatInt(g.now.UnixMilli()+g.slotSeconds()*1000+1, 10)
+	}
+	return g.pick("1", "0", "-1", strconv.FormatInt(g.now.UnixMilli()-10, 10), "9223372036854775807", "abc")
 }
 
 func (g *gen) offset() string { return g.pick("0", "1", "-1", "3", "-100", "100", "abc", "2") }
@@ -228,7 +254,8 @@ func (g *gen) step() diffStep {
 }
 
 func randomSteps(seed int64, n int) []diffStep {
-	g := &gen{r: rand.New(rand.NewSource(seed)), now: time.Now()}
+	r := rand.New(rand.NewSource(seed))
+	g := &gen{r: r, now: time.Now(), slots: r.Perm(4 * n)}
 	out := make([]diffStep, n)
 	for i := range out {
 		out[i] = g.step()

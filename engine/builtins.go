@@ -14,4 +14,5 @@ func (e *Engine) registerBuiltins() {
 	e.Register(setCommands()...)
 	e.Register(zsetCommands()...)
 	e.Register(objectCommands()...)
+	e.Register(blockingCommands()...)
 }

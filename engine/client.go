@@ -2,7 +2,9 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -14,6 +16,7 @@ var (
 	errClientIDInvalid = errors.New("ERR Invalid client ID")
 	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
 	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+	errPauseMode       = errors.New("ERR CLIENT PAUSE mode must be WRITE or ALL")
 	// CLIENT REPLY OFF and SKIP would need the connection to drop replies.
 	errReplyUnsupported = errors.New("ERR CLIENT REPLY OFF and SKIP are not supported by lockredis")
 )
@@ -33,6 +36,8 @@ func clientCommands() []*Command {
 			{Name: "no-evict", Arity: 3, Flags: sub | FlagAdmin, Handler: cmdClientNoEvict},
 			{Name: "reply", Arity: 3, Flags: sub, Handler: cmdClientReply},
 			{Name: "unblock", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientUnblock},
+			{Name: "pause", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientPause},
+			{Name: "unpause", Arity: 2, Flags: sub | FlagAdmin, Handler: cmdClientUnpause},
 			{Name: "getredir", Arity: 2, Flags: sub, Handler: cmdClientGetredir},
 			// SETINFO is Redis 7.2's; clients send it at connect time.
 			{Name: "setinfo", Arity: 4, Flags: sub, Handler: cmdClientSetinfo},
@@ -388,10 +393,12 @@ func cmdClientReply(c *Call) {
 	}
 }
 
-// cmdClientUnblock answers 0: no command of lockredis blocks a client.
+// cmdClientUnblock validates as Redis and answers 0. TODO: unblock the
+// client's BLPOP/BLMOVE... once the engine can wake a waiter from another
+// connection; until then no client is reported unblocked.
 func cmdClientUnblock(c *Call) {
 	if len(c.Args) > 4 {
-		c.Errf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", truncateArg(string(c.Args[1])))
+		subcommandSyntaxError(c)
 		return
 	}
 	if len(c.Args) == 4 && !EqualFold(c.Args[3], "timeout") && !EqualFold(c.Args[3], "error") {
@@ -403,6 +410,47 @@ func cmdClientUnblock(c *Call) {
 		return
 	}
 	c.W.Int(0)
+}
+
+// subcommandSyntaxError is Redis's reply for a subcommand given too many
+// arguments where its arity cannot tell.
+func subcommandSyntaxError(c *Call) {
+	c.Errf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.",
+		truncateArg(string(c.Args[1])), strings.ToUpper(c.Cmd.Parent().Name))
+}
+
+// cmdClientPause handles CLIENT PAUSE timeout [WRITE|ALL]: commands (or
+// only writes) of every client wait until timeout milliseconds pass or
+// CLIENT UNPAUSE. A timeout of 0 pauses nothing, as in Redis.
+func cmdClientPause(c *Call) {
+	if len(c.Args) > 4 {
+		subcommandSyntaxError(c)
+		return
+	}
+	writeOnly := false
+	if len(c.Args) == 4 {
+		switch {
+		case EqualFold(c.Args[3], "write"):
+			writeOnly = true
+		case EqualFold(c.Args[3], "all"):
+		default:
+			c.Err(errPauseMode)
+			return
+		}
+	}
+	ms, ok := parseMsTimeout(c, c.Args[2])
+	if !ok {
+		return
+	}
+	if ms > 0 {
+		c.E.Pause(time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond)))*time.Millisecond, writeOnly)
+	}
+	c.OK()
+}
+
+func cmdClientUnpause(c *Call) {
+	c.E.Unpause()
+	c.OK()
 }
 
 // cmdClientGetredir answers -1: client tracking is never on.

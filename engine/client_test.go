@@ -56,6 +56,39 @@ func TestClientBasics(t *testing.T) {
 	}
 }
 
+func TestClientPause(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("CLIENT", "PAUSE"), "(error) ERR wrong number of arguments for 'client|pause' command"},
+		{cmd("CLIENT", "PAUSE", "abc"), "(error) ERR timeout is not an integer or out of range"},
+		{cmd("CLIENT", "PAUSE", "1.5"), "(error) ERR timeout is not an integer or out of range"},
+		{cmd("CLIENT", "PAUSE", "-1"), "(error) ERR timeout is negative"},
+		{cmd("CLIENT", "PAUSE", "10", "foo"), "(error) ERR CLIENT PAUSE mode must be WRITE or ALL"},
+		{cmd("CLIENT", "PAUSE", "abc", "foo"), "(error) ERR CLIENT PAUSE mode must be WRITE or ALL"},
+		{cmd("CLIENT", "PAUSE", "10", "write", "x"), "(error) ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP."},
+		{cmd("CLIENT", "PAUSE", "0"), "OK"},
+	})
+	if te.Paused() {
+		t.Error("CLIENT PAUSE 0 paused")
+	}
+	te.run([]step{{cmd("CLIENT", "PAUSE", "100000", "WRITE"), "OK"}})
+	if !te.Paused() {
+		t.Error("CLIENT PAUSE did not pause")
+	}
+	te.run([]step{
+		{cmd("CLIENT", "UNPAUSE", "x"), "(error) ERR wrong number of arguments for 'client|unpause' command"},
+		{cmd("CLIENT", "UNPAUSE"), "OK"},
+	})
+	if te.Paused() {
+		t.Error("CLIENT UNPAUSE did not unpause")
+	}
+	te.run([]step{{cmd("CLIENT", "PAUSE", "9223372036854775807", "ALL"), "OK"}})
+	if !te.Paused() {
+		t.Error("a huge timeout did not pause")
+	}
+	te.run([]step{{cmd("client", "unpause"), "OK"}})
+}
+
 func TestClientSetinfo(t *testing.T) {
 	te := newTestEngine(t)
 	te.run([]step{

@@ -278,8 +278,8 @@ func commandCategories(cmd *Command) []string {
 }
 
 // cmdCommandDocs answers a map from command name to its documentation.
-// Only the group is known; summary, since and complexity are empty
-// strings, so that clients that read them (redis-cli's help) find them.
+// Only the group is known; the summary, which redis-cli's help prints
+// unconditionally, is an empty string.
 func cmdCommandDocs(c *Call) {
 	var cmds []*Command
 	if len(c.Args) == 2 {
@@ -299,19 +299,15 @@ func cmdCommandDocs(c *Call) {
 }
 
 func writeCommandDocs(w Writer, cmd *Command) {
-	n := 4
+	n := 2
 	if len(cmd.Subcommands) > 0 {
 		n++
 	}
 	w.Map(n)
 	w.BulkString("summary")
 	w.BulkString("")
-	w.BulkString("since")
-	w.BulkString("")
 	w.BulkString("group")
 	w.BulkString(commandGroup(cmd))
-	w.BulkString("complexity")
-	w.BulkString("")
 	if len(cmd.Subcommands) > 0 {
 		w.BulkString("subcommands")
 		w.Map(len(cmd.Subcommands))

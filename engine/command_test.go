@@ -98,14 +98,14 @@ func TestCommandDocs(t *testing.T) {
 	te := newTestEngine(t)
 	te.run([]step{
 		{cmd("COMMAND", "DOCS", "nosuch"), "[]"},
-		{cmd("COMMAND", "DOCS", "get", "nosuch"), `["get" ["summary" "" "since" "" "group" "string" "complexity" ""]]`},
-		{cmd("COMMAND", "DOCS", "client|id"), `["client|id" ["summary" "" "since" "" "group" "connection" "complexity" ""]]`},
+		{cmd("COMMAND", "DOCS", "get", "nosuch"), `["get" ["summary" "" "group" "string"]]`},
+		{cmd("COMMAND", "DOCS", "client|id"), `["client|id" ["summary" "" "group" "connection"]]`},
 	})
 	cfg := te.do("COMMAND", "DOCS", "config")
-	if cfg.Kind != KindMap || len(cfg.Elems) != 2 || len(cfg.Elems[1].Elems) != 10 || cfg.Elems[1].Elems[8].Str != "subcommands" {
+	if cfg.Kind != KindMap || len(cfg.Elems) != 2 || len(cfg.Elems[1].Elems) != 6 || cfg.Elems[1].Elems[4].Str != "subcommands" {
 		t.Fatalf("COMMAND DOCS config: %s", cfg)
 	}
-	if subs := cfg.Elems[1].Elems[9]; subs.Kind != KindMap || len(subs.Elems) != 10 || subs.Elems[0].Str != "config|get" {
+	if subs := cfg.Elems[1].Elems[5]; subs.Kind != KindMap || len(subs.Elems) != 10 || subs.Elems[0].Str != "config|get" {
 		t.Errorf("config subcommands: %s", subs)
 	}
 	all := te.do("COMMAND", "DOCS")

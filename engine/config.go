@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,7 +13,7 @@ import (
 // CONFIG GET/SET/RESETSTAT/REWRITE/HELP. Values come from the engine's
 // Config (databases, requirepass) and Config.Params, which whoever
 // assembles the server fills (port, bind, dir, appendonly...); a parameter
-// missing from both reads as redis-server 7.0's default. Params keys with
+// missing from both reads as redis-server 7.0's default (save excepted). Params keys with
 // an underscore are not parameters but INFO fields (config_file,
 // lockredis_version) and are never listed.
 
@@ -80,7 +81,9 @@ const maxInt32 = math.MaxInt32
 // configParams lists the parameters CONFIG GET reports, in the order a
 // pattern lists them. Values are never stored here.
 var configParams = []configParam{
-	{name: "save", def: "3600 1 300 100 60 10000", kind: kindSave, ignorable: true},
+	// lockredis takes no snapshots: save defaults to "" (redis-server's
+	// default is "3600 1 300 100 60 10000").
+	{name: "save", kind: kindSave, ignorable: true},
 	{name: "appendonly", def: "no", kind: kindBool},
 	{name: "appendfsync", def: "everysec", kind: kindEnum, enum: []string{"everysec", "always", "no"}},
 	{name: "appendfilename", def: "appendonly.aof", immutable: true},
@@ -154,6 +157,19 @@ func isExtraParam(k string) bool {
 	return true
 }
 
+// extraParams lists the Params keys that are parameters of their own,
+// sorted.
+func (e *Engine) extraParams() []string {
+	var out []string
+	for k := range e.cfg.Params {
+		if isExtraParam(k) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // configValue is the current value of a parameter.
 func (e *Engine) configValue(p configParam) string {
 	switch p.name {
@@ -207,8 +223,8 @@ func cmdConfigGet(c *Call) {
 				out = append(out, configMatch{p.name, p})
 			}
 		}
-		for k := range c.E.cfg.Params {
-			if isExtraParam(k) && !seen(k) && globString(pat, k, true) {
+		for _, k := range c.E.extraParams() {
+			if !seen(k) && globString(pat, k, true) {
 				out = append(out, configMatch{k, configParam{name: k}})
 			}
 		}

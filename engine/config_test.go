@@ -60,6 +60,7 @@ func TestConfigSet(t *testing.T) {
 		return "(error) ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why
 	}
 	te.run([]step{
+		{cmd("CONFIG", "GET", "save"), `["save" ""]`}, // lockredis takes no snapshots
 		{cmd("CONFIG", "SET"), "(error) ERR wrong number of arguments for 'config|set' command"},
 		{cmd("CONFIG", "SET", "maxmemory"), "(error) ERR wrong number of arguments for 'config|set' command"},
 		{cmd("CONFIG", "SET", "hz", "10", "timeout"), "(error) ERR syntax error"},

@@ -189,6 +189,10 @@ func cmdHello(c *Call) {
 	}
 	if ver != 0 {
 		c.S.SetProto(int(ver))
+		// HELLO answers in the protocol it switches to.
+		if pw, ok := c.W.(interface{ SetProto(int) }); ok {
+			pw.SetProto(int(ver))
+		}
 	}
 	c.W.Map(7)
 	c.W.BulkString("server")

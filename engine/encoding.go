@@ -142,17 +142,14 @@ type hashObj struct {
 	large bool
 	ents  []hashEntry
 	live  int
-	index map[string]int // field -> position, built for larger hashes
+	index map[string]int // field -> position, built for many lookups
+	many  bool           // many lookups are coming (expect)
 }
 
 type hashEntry struct {
 	field, value string
 	gone         bool
 }
-
-// hashIndexMin is the size from which lookups go through a map instead of
-// a linear scan.
-const hashIndexMin = 16
 
 func decodeHash(payload string) *hashObj {
 	r := newPayloadReader(payload)
@@ -189,9 +186,16 @@ func encodeHash(h *hashObj) string {
 	return b2s(b)
 }
 
+// expect prepares for a number of lookups: when there are many, on a
+// large hash, it indexes the fields in a map; one or two lookups are
+// cheaper as linear scans than building the map.
+func (h *hashObj) expect(lookups int) {
+	h.many = lookups > 4
+}
+
 // find returns the position of field, or -1.
 func (h *hashObj) find(field []byte) int {
-	if h.index == nil && len(h.ents) > hashIndexMin {
+	if h.index == nil && h.many && len(h.ents) > 32 {
 		h.index = make(map[string]int, len(h.ents))
 		for i, e := range h.ents {
 			if !e.gone {
@@ -545,6 +549,62 @@ func (s *setObj) remove(m []byte) bool {
 	}
 	s.members = append(s.members[:i], s.members[i+1:]...)
 	return true
+}
+
+// removeMany deletes members and returns how many were there, in
+// O(n + m log n) whatever the number m of members given.
+func (s *setObj) removeMany(ms [][]byte) int {
+	if len(ms) <= 4 {
+		n := 0
+		for _, m := range ms {
+			if s.remove(m) {
+				n++
+			}
+		}
+		return n
+	}
+	gone := make([]bool, s.size())
+	n := 0
+	for _, m := range ms {
+		var i int
+		var found bool
+		if s.intset {
+			if v, ok := ParseInt(m); ok {
+				i, found = s.searchInt(v)
+			}
+		} else {
+			i, found = s.searchStr(m)
+		}
+		if found && !gone[i] {
+			gone[i] = true
+			n++
+		}
+	}
+	if n > 0 {
+		s.removeMarked(gone)
+	}
+	return n
+}
+
+// removeMarked deletes the members whose position is marked.
+func (s *setObj) removeMarked(gone []bool) {
+	if s.intset {
+		out := s.ints[:0]
+		for i, v := range s.ints {
+			if !gone[i] {
+				out = append(out, v)
+			}
+		}
+		s.ints = out
+		return
+	}
+	out := s.members[:0]
+	for i, m := range s.members {
+		if !gone[i] {
+			out = append(out, m)
+		}
+	}
+	s.members = out
 }
 
 // removeAt deletes the i-th member.

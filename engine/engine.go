@@ -79,6 +79,8 @@ type Engine struct {
 	watches     watchRegistry
 	blocks      blockRegistry
 
+	pause pauseState
+
 	clientsMu sync.Mutex
 	clients   map[int64]*Session
 	nextID    atomic.Int64

@@ -72,6 +72,7 @@ func cmdHset(c *Call) {
 		return
 	}
 	var created int64
+	h.expect((len(c.Args) - 2) / 2)
 	for i := 2; i < len(c.Args); i += 2 {
 		if h.set(c.Args[i], string(c.Args[i+1])) {
 			created++
@@ -123,6 +124,9 @@ func cmdHmget(c *Call) {
 		return
 	}
 	c.W.Array(len(c.Args) - 2)
+	if h != nil {
+		h.expect(len(c.Args) - 2)
+	}
 	for _, f := range c.Args[2:] {
 		if h != nil {
 			if v, ok := h.get(f); ok {
@@ -146,6 +150,7 @@ func cmdHdel(c *Call) {
 		return
 	}
 	var deleted int64
+	h.expect(len(c.Args) - 2)
 	for _, f := range c.Args[2:] {
 		if h.del(f) {
 			deleted++
@@ -331,10 +336,24 @@ func eachRandom(count int64, size int, fn func(i int)) {
 			fn(i)
 		}
 	default:
-		for _, i := range rand.Perm(size)[:count] {
+		for _, i := range randomDistinct(size, int(count)) {
 			fn(i)
 		}
 	}
+}
+
+// randomDistinct returns k distinct random positions below n, in random
+// order, in O(n).
+func randomDistinct(n, k int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + rand.IntN(n-i)
+		p[i], p[j] = p[j], p[i]
+	}
+	return p[:k]
 }
 
 // randomReplyLen is how many elements eachRandom produces.

@@ -23,11 +23,11 @@ func infoCommands() []*Command {
 	}
 }
 
-// PubsubCounter is implemented by a Publisher that can count its
-// subscriptions, for INFO's pubsub_channels and pubsub_patterns.
+// PubsubCounter is implemented by a Publisher that can count what is
+// subscribed, for INFO's pubsub_channels, pubsub_patterns and
+// pubsubshard_channels (pubsub.Hub does).
 type PubsubCounter interface {
-	NumChannels() int
-	NumPatterns() int
+	Counts() (channels, patterns, shards int)
 }
 
 // infoSection is one "# Name" block of INFO.
@@ -190,7 +190,7 @@ func infoClients(b []byte, c *Call) []byte {
 	b = infoLine(b, "maxclients", c.E.configValue(configParam{name: "maxclients", def: "10000"}))
 	b = infoLine(b, "client_recent_max_input_buffer", "0")
 	b = infoLine(b, "client_recent_max_output_buffer", "0")
-	b = infoLine(b, "blocked_clients", "0")
+	b = infoInt(b, "blocked_clients", int64(c.E.BlockedClients()))
 	b = infoLine(b, "tracking_clients", "0")
 	b = infoLine(b, "clients_in_timeout_table", "0")
 	return b
@@ -265,9 +265,9 @@ func infoPersistence(b []byte, c *Call) []byte {
 
 func infoStats(b []byte, c *Call) []byte {
 	st := &c.E.Stats
-	var channels, patterns int64
+	var channels, patterns, shards int
 	if pc, ok := c.E.Publisher().(PubsubCounter); ok {
-		channels, patterns = int64(pc.NumChannels()), int64(pc.NumPatterns())
+		channels, patterns, shards = pc.Counts()
 	}
 	b = append(b, "# Stats\r\n"...)
 	b = infoInt(b, "total_connections_received", st.Connections.Load())
@@ -288,9 +288,9 @@ func infoStats(b []byte, c *Call) []byte {
 	b = infoLine(b, "evicted_clients", "0")
 	b = infoInt(b, "keyspace_hits", st.KeyspaceHits.Load())
 	b = infoInt(b, "keyspace_misses", st.KeyspaceMisses.Load())
-	b = infoInt(b, "pubsub_channels", channels)
-	b = infoInt(b, "pubsub_patterns", patterns)
-	b = infoLine(b, "pubsubshard_channels", "0")
+	b = infoInt(b, "pubsub_channels", int64(channels))
+	b = infoInt(b, "pubsub_patterns", int64(patterns))
+	b = infoInt(b, "pubsubshard_channels", int64(shards))
 	b = infoLine(b, "latest_fork_usec", "0")
 	b = infoLine(b, "total_forks", "0")
 	b = infoInt(b, "total_error_replies", st.ErrorReplies.Load())

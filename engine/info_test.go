@@ -158,6 +158,26 @@ func TestInfoStats(t *testing.T) {
 	}
 }
 
+// fakePubsub is a Publisher that counts subscriptions.
+type fakePubsub struct{}
+
+func (fakePubsub) Receivers([]byte) int                     { return 0 }
+func (fakePubsub) Deliver(_, _ []byte)                      {}
+func (fakePubsub) Counts() (channels, patterns, shards int) { return 3, 2, 1 }
+
+func TestInfoPubsubCounts(t *testing.T) {
+	te := newTestEngine(t)
+	_, f := parseInfo(t, te.do("INFO", "stats"))
+	if f["Stats"]["pubsub_channels"] != "0" || f["Stats"]["pubsub_patterns"] != "0" {
+		t.Errorf("without pub/sub: %v", f["Stats"])
+	}
+	te.SetPublisher(fakePubsub{})
+	_, f = parseInfo(t, te.do("INFO", "stats"))
+	if f["Stats"]["pubsub_channels"] != "3" || f["Stats"]["pubsub_patterns"] != "2" || f["Stats"]["pubsubshard_channels"] != "1" {
+		t.Errorf("with pub/sub: %v", f["Stats"])
+	}
+}
+
 func TestInfoInsideTransaction(t *testing.T) {
 	te := newTestEngine(t)
 	c := te.newClient()

@@ -79,8 +79,9 @@ func stringIsInt(s string) (int64, bool) {
 }
 
 // ObjectEncoding is what OBJECT ENCODING replies for v. Strings are judged
-// by their content: a string that Redis built by APPEND or SETRANGE would
-// say "raw" where this says "embstr" or "int".
+// by their content, as Redis encodes what SET, GETSET or INCR store: a
+// string that Redis built by APPEND or SETRANGE ("raw") or INCRBYFLOAT
+// ("embstr" even when integral) may say otherwise there.
 func ObjectEncoding(v Value) string {
 	switch v.Type {
 	case TypeString:

@@ -68,24 +68,25 @@ func cmdFlushAll(c *Call) {
 // cmdTime answers the engine clock, so FastForward moves it too.
 func cmdTime(c *Call) {
 	now := c.E.Clock.Now()
-	var buf [20]byte
+	var sec, usec [20]byte
 	c.W.Array(2)
-	c.W.Bulk(strconv.AppendInt(buf[:0], now.Unix(), 10))
-	c.W.Bulk(strconv.AppendInt(buf[:0], int64(now.Nanosecond()/1000), 10))
+	c.W.Bulk(strconv.AppendInt(sec[:0], now.Unix(), 10))
+	c.W.Bulk(strconv.AppendInt(usec[:0], int64(now.Nanosecond()/1000), 10))
 }
 
-// parseWaitTimeout parses a WAIT/WAITAOF timeout in milliseconds.
-func parseWaitTimeout(c *Call, arg []byte) bool {
+// parseMsTimeout parses a timeout in milliseconds (WAIT, WAITAOF, CLIENT
+// PAUSE), replying Redis's error when it is invalid.
+func parseMsTimeout(c *Call, arg []byte) (int64, bool) {
 	ms, ok := ParseInt(arg)
 	if !ok {
 		c.Err(errTimeoutNotInteger)
-		return false
+		return 0, false
 	}
 	if ms < 0 {
 		c.Err(ErrTimeoutNegative)
-		return false
+		return 0, false
 	}
-	return true
+	return ms, true
 }
 
 // cmdWait answers 0 replicas at once: there are none. Redis, asked for
@@ -95,7 +96,7 @@ func cmdWait(c *Call) {
 		c.Err(ErrNotInteger)
 		return
 	}
-	if !parseWaitTimeout(c, c.Args[2]) {
+	if _, ok := parseMsTimeout(c, c.Args[2]); !ok {
 		return
 	}
 	c.W.Int(0)
@@ -124,7 +125,7 @@ func cmdWaitAOF(c *Call) {
 		c.Err(errNotPositive)
 		return
 	}
-	if !parseWaitTimeout(c, c.Args[3]) {
+	if _, ok := parseMsTimeout(c, c.Args[3]); !ok {
 		return
 	}
 	if numLocal > 0 && c.E.cfg.Params["appendonly"] != "yes" {

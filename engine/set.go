@@ -49,19 +49,11 @@ func cmdSrem(c *Call) {
 		c.W.Int(0)
 		return
 	}
-	var deleted int64
-	for _, m := range c.Args[2:] {
-		if s.remove(m) {
-			deleted++
-			if s.size() == 0 {
-				break
-			}
-		}
-	}
+	deleted := s.removeMany(c.Args[2:])
 	if deleted > 0 {
 		storeSet(c.Tx, key, s, exp)
 	}
-	c.W.Int(deleted)
+	c.W.Int(int64(deleted))
 }
 
 func cmdSismember(c *Call) {
@@ -173,11 +165,12 @@ func cmdSpop(c *Call) {
 	remaining := size - int(count)
 	c.W.Set(int(count))
 	if remaining*5 > int(count) {
-		for ; count > 0; count-- {
-			i := rand.IntN(s.size())
+		popped := make([]bool, size)
+		for _, i := range randomDistinct(size, int(count)) {
 			c.W.BulkString(s.member(i))
-			s.removeAt(i)
+			popped[i] = true
 		}
+		s.removeMarked(popped)
 		storeSet(c.Tx, key, s, exp)
 		return
 	}
@@ -185,7 +178,7 @@ func cmdSpop(c *Call) {
 	// encoding is chosen afresh (a hashtable of integers becomes an
 	// intset), and replies with what is left in the old one.
 	keep := make([]bool, size)
-	for _, i := range rand.Perm(size)[:remaining] {
+	for _, i := range randomDistinct(size, remaining) {
 		keep[i] = true
 	}
 	var rest *setObj

@@ -211,7 +211,8 @@ func AddLongDouble(cur, incr []byte) (string, error) {
 // exponent, the x87 long double range (so 1e400 is fine), inf allowed, NaN
 // and out-of-range values refused.
 func parseLongDouble(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > 5000 || isSpace(b[0]) {
+	// string2ld copies into a 5120-byte buffer (MAX_LONG_DOUBLE_CHARS).
+	if len(b) == 0 || len(b) >= 5120 || isSpace(b[0]) {
 		return nil, false
 	}
 	s := string(b)

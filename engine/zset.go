@@ -321,9 +321,8 @@ func (r *lexRange) lteMax(v string) bool {
 	return c <= 0
 }
 
-// lexFirst and lexLast find where a lex range starts and ends, walking as
-// Redis's listpack code does (members are assumed sorted, as they are
-// when all scores are equal); -1 when nothing is in range.
+// lexInRange is zzlIsInLexRange: false when the range is empty or lies
+// wholly before the first or after the last member.
 func (z *zsetObj) lexInRange(r *lexRange) bool {
 	c := cmpLex(r.min, r.max)
 	if c > 0 || (c == 0 && (r.min.ex || r.max.ex)) || len(z.ents) == 0 {
@@ -332,6 +331,9 @@ func (z *zsetObj) lexInRange(r *lexRange) bool {
 	return r.gteMin(z.ents[len(z.ents)-1].member) && r.lteMax(z.ents[0].member)
 }
 
+// lexFirst and lexLast find where a lex range starts (ends), walking as
+// Redis's listpack code does: lex ranges assume members sorted, as they
+// are when all scores are equal. -1 when nothing is in range.
 func (z *zsetObj) lexFirst(r *lexRange) int {
 	if !z.lexInRange(r) {
 		return -1

@@ -199,10 +199,23 @@ func FuzzGuard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, seed>>7))
 		for _, limits := range []Limits{fuzzLimits, Limits{}.withDefaults()} {
-			checkGuardAgainstModel(t, data, limits, rng)
+			checkGuardAgainstModel(t, data, limits, false, rng)
+			checkGuardAgainstModel(t, data, limits, true, rng)
 		}
 		checkPassThrough(t, data, rng)
 	})
+}
+
+// unfinished returns the incomplete frame at the end of out (parseFrame
+// panics on anything that is not a valid frame or the start of one).
+func unfinished(out []byte) []byte {
+	for {
+		_, rest, ok := parseFrame(out)
+		if !ok {
+			return out
+		}
+		out = rest
+	}
 }
 
 // randomChunks cuts data into reads of random sizes.
@@ -217,15 +230,18 @@ func randomChunks(data []byte, rng *rand.Rand) [][]byte {
 	return chunks
 }
 
-func checkGuardAgainstModel(t *testing.T, data []byte, limits Limits, rng *rand.Rand) {
-	res := runGuardRand(randomChunks(data, rng), limits, rng)
+func checkGuardAgainstModel(t *testing.T, data []byte, limits Limits, tiny bool, rng *rand.Rand) {
+	res := runGuardRand(randomChunks(data, rng), limits, tiny, rng)
 	m := redisModel{limits: limits, bulklen: -1}
 	at := 0
 	for _, n := range res.reads {
 		m.feed(data[at : at+n])
 		at += n
 	}
-	if !bytes.Equal(res.out, m.out) || res.written != m.err {
+	// A big unfinished command may have been handed on in part: redcon
+	// drops it when the connection ends.
+	whole := res.out[:len(res.out)-len(unfinished(res.out))]
+	if !bytes.Equal(whole, m.out) || res.written != m.err {
 		t.Fatalf("input %q, reads %v:\nguard released %q\nredis runs     %q\nguard wrote %q\nredis replies %q",
 			data, res.reads, res.out, m.out, res.written, m.err)
 	}
@@ -246,21 +262,26 @@ func checkPassThrough(t *testing.T, data []byte, rng *rand.Rand) {
 			in = fmt.Appendf(in, "$%d\r\n%s\r\n", len(a), a)
 		}
 	}
-	res := runGuardRand(randomChunks(in, rng), Limits{}, rng)
+	res := runGuardRand(randomChunks(in, rng), Limits{}, true, rng)
 	if !bytes.Equal(res.out, in) || res.written != "" || !errors.Is(res.err, io.EOF) {
 		t.Fatalf("frames %q: released %q, wrote %q, err %v", in, res.out, res.written, res.err)
 	}
 }
 
 // runGuardRand is runGuard with reads of random sizes from rng, and a
-// bound on the number of reads: every Read must make progress.
-func runGuardRand(chunks [][]byte, limits Limits, rng *rand.Rand) guardResult {
+// bound on the number of reads: every Read must make progress. tiny makes
+// the guard's buffer and stream sizes a few bytes, so that short inputs
+// reach its buffer management.
+func runGuardRand(chunks [][]byte, limits Limits, tiny bool, rng *rand.Rand) guardResult {
 	total := 0
 	for _, c := range chunks {
 		total += len(c)
 	}
 	sc := &scriptConn{chunks: chunks}
 	g := newGuardConn(sc, limits, nil, nil)
+	if tiny {
+		g.firstBuf, g.minHold, g.maxHold = 1+rng.IntN(8), 1+rng.IntN(8), 1+rng.IntN(32)
+	}
 	var res guardResult
 	p := make([]byte, 256)
 	for range 8*total + 16 {

@@ -59,10 +59,14 @@ func (l *guardListener) Accept() (net.Conn, error) {
 const (
 	// streamChunk is how many bytes of one unfinished command the guard
 	// holds before it hands them on, so that a big value streams through
-	// instead of being buffered here and again in redcon.
+	// instead of being buffered here and again in redcon. Each piece makes
+	// redcon parse the command again from its start, which costs little
+	// for a big value but is proportional to the arguments so far for a
+	// command of many small ones: the guard then holds up to as much as it
+	// already handed on, up to maxHold, so that a command of n bytes comes
+	// in about log(n/64K) + n/maxHold pieces instead of n/64K.
 	streamChunk = 64 << 10
-	// maxRead caps one read from the socket (Redis reads 16 KB at a time).
-	maxRead = 16 << 10
+	maxHold     = 1 << 20
 	// minBuf is the first buffer size: most connections never need more.
 	minBuf = 4 << 10
 	// maxInlineOut bounds the frames made from inline commands waiting to
@@ -109,9 +113,10 @@ const (
 // through Read, which frames the input incrementally the way Redis 7.0's
 // processMultibulkBuffer and processInlineBuffer do, enforces Limits, turns
 // inline commands into multibulk frames (split as sdssplitargs does), and
-// hands redcon whole commands only, so redcon never parses a partial
-// command again and again and never sees input its own parser mishandles
-// (panics, endless loops, unbounded buffers). Multibulk frames pass
+// hands redcon whole commands (big ones in a few large pieces), so redcon
+// does not parse a partial command again and again and never sees input
+// its own parser mishandles (panics, endless loops, unbounded buffers),
+// nor the empty commands Redis ignores and redcon refuses. Multibulk frames pass
 // through unchanged, except that the two bytes Redis skips without looking
 // at (after a header's '\r' and after a bulk's data) are rewritten to
 // "\r\n", which redcon insists on.
@@ -128,7 +133,7 @@ type guardConn struct {
 	needsAuth func() bool
 
 	// buf[r:rel] is released to redcon; buf[rel:pos] is validated but held
-	// until its command ends (or grows past streamChunk); buf[pos:w] is not
+	// until its command ends (or grows big, see release); buf[pos:w] is not
 	// parsed yet. base is the stream offset of buf[0].
 	buf               []byte
 	r, rel, pos, w    int
@@ -149,6 +154,9 @@ type guardConn struct {
 	failMsg           string
 	readErr           error // the socket's error, reported once the input before it is handed out
 	err               error // the error every Read returns from now on
+
+	// Sizes, from the constants above; tests make them small.
+	firstBuf, minHold, maxHold int
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -158,7 +166,8 @@ func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(leve
 	if logf == nil {
 		logf = func(string, string, ...any) {}
 	}
-	return &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf}
+	return &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf,
+		firstBuf: minBuf, minHold: streamChunk, maxHold: maxHold}
 }
 
 // Read hands redcon the next validated bytes, reading the socket only when
@@ -229,13 +238,18 @@ func (g *guardConn) deliver(p []byte) int {
 
 // fill reads from the socket into the free end of the buffer, first moving
 // the held bytes to the front and growing the buffer if it is full. The
-// parser keeps what is held to about one line or one streamChunk, so the
-// buffer stays near 64 KB plus one read.
+// parser holds at most one line (64 KB) or what release allows, so the
+// buffer stays at 64 KB plus one read, or twice maxHold while a big
+// command passes; it shrinks back between commands.
 func (g *guardConn) fill() error {
-	if g.buf == nil {
-		g.buf = make([]byte, minBuf)
+	if g.r == g.w && g.state == stCommand && len(g.buf) > 2*g.minHold {
+		g.shift(g.r)
+		g.buf = nil
 	}
-	if g.r > 0 && (g.r == g.w || len(g.buf)-g.w < maxRead) {
+	if g.buf == nil {
+		g.buf = make([]byte, g.firstBuf)
+	}
+	if g.r > 0 && (g.r == g.w || len(g.buf)-g.w < len(g.buf)/4) {
 		g.shift(g.r)
 	}
 	if g.w == len(g.buf) {
@@ -243,8 +257,7 @@ func (g *guardConn) fill() error {
 		copy(nb, g.buf[:g.w])
 		g.buf = nb
 	}
-	end := min(len(g.buf), g.w+maxRead)
-	n, err := g.Conn.Read(g.buf[g.w:end])
+	n, err := g.Conn.Read(g.buf[g.w:])
 	if n > 0 {
 		g.w += n
 		g.stats.NetInputBytes.Add(int64(n))
@@ -257,6 +270,9 @@ func (g *guardConn) fill() error {
 
 // shift drops the first d bytes of the buffer, which redcon already has.
 func (g *guardConn) shift(d int) {
+	if d == 0 {
+		return
+	}
 	copy(g.buf, g.buf[d:g.w])
 	g.r -= d
 	g.rel -= d
@@ -283,6 +299,8 @@ func (g *guardConn) fail() error {
 	return errProtocolClose
 }
 
+// violation stops the parser; fail reports msg ("": close silently) once
+// the commands before it are handed out.
 func (g *guardConn) violation(msg string) parseResult {
 	g.failMsg = msg
 	g.state = stFailed
@@ -386,9 +404,8 @@ func (g *guardConn) parse() parseResult {
 			g.pos += int(take)
 			g.bulkLen -= take
 			if g.base+int64(g.pos)-g.cmdStart > g.limits.MaxQueryBuffer {
-				g.failMsg = ""
-				g.state = stFailed
-				return failed
+				// client-query-buffer-limit: Redis closes without a reply.
+				return g.violation("")
 			}
 			if g.bulkLen > 0 {
 				return g.release()
@@ -462,10 +479,12 @@ func (g *guardConn) commandDone() {
 	}
 }
 
-// release hands on the validated part of an unfinished command once the
-// command holds more than streamChunk bytes, so that big values stream.
+// release hands on the validated part of an unfinished command once it
+// holds more than streamChunk bytes, or more than it handed on before (up
+// to maxHold), so that big commands stream (see streamChunk).
 func (g *guardConn) release() parseResult {
-	if g.pos > g.rel && g.w-g.rel > streamChunk {
+	hold := min(max(g.base+int64(g.rel)-g.cmdStart, int64(g.minHold)), int64(g.maxHold))
+	if g.pos > g.rel && int64(g.w-g.rel) > hold {
 		g.rel = g.pos
 		return haveOutput
 	}

@@ -287,6 +287,8 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 		c.enc.Status("QUEUED")
 		return
 	}
+	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
+	eng.WaitPause(cmd, s.closing)
 	if c.dc == nil && s.opts.Hub != nil && isSubscribe(cmd.FullName) {
 		s.detach(c)
 	}

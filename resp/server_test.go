@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -230,63 +231,48 @@ func TestServerIgnoresEmptyCommands(t *testing.T) {
 	}
 }
 
-// TestServerSplitPipeline: a pipeline sent at once, one byte per write and
-// in random chunks gets the same replies.
+// TestServerSplitPipeline: a pipeline sent at once, split in two at every
+// byte boundary, one byte per write and in random chunks gets the same
+// replies.
 func TestServerSplitPipeline(t *testing.T) {
 	ts := startServer(t, engine.Config{}, Options{})
-	cmds := []string{
-		frame("SET", "k", "v"),
-		"GET k\r\n",
-		"*0\r\n",
-		"ECHO \"a\\tb\"\r\n",
-		frame("SET", "big", strings.Repeat("z", 200<<10)),
-		"\r\n",
-		frame("STRLEN", "big"),
-		"PING\n",
-		frame("DEL", "k", "big"),
-		frame("GET", "k"),
-	}
-	pipeline := strings.Join(cmds, "")
-	const replies = 8
-	run := func(write func(c *rawClient)) string {
+	small := frame("SET", "k", "v") + "GET k\r\n" + "*0\r\n" + "ECHO \"a\\tb\"\r\n" + "\r\n" +
+		frame("STRLEN", "k") + "PING\n" + frame("DEL", "k") + frame("GET", "k")
+	const smallReplies = "+OK\r\n$1\r\nv\r\n$3\r\na\tb\r\n:1\r\n+PONG\r\n:1\r\n$-1\r\n"
+	big := small + frame("SET", "big", strings.Repeat("z", 200<<10)) + frame("STRLEN", "big") + "DEL big\r\n"
+	const bigReplies = smallReplies + "+OK\r\n:204800\r\n:1\r\n"
+	run := func(pipeline, want string, split func(string) []string) {
+		t.Helper()
 		c := ts.dial(t)
 		c.c.(*net.TCPConn).SetNoDelay(true)
-		write(c)
-		var out strings.Builder
-		for range replies {
-			out.WriteString(c.reply())
+		for _, part := range split(pipeline) {
+			c.send(part)
 		}
-		return out.String()
-	}
-	want := run(func(c *rawClient) { c.send(pipeline) })
-	const wantStr = "+OK\r\n$1\r\nv\r\n$3\r\na\tb\r\n+OK\r\n:204800\r\n+PONG\r\n:2\r\n$-1\r\n"
-	if want != wantStr {
-		t.Fatalf("got %q, want %q", want, wantStr)
-	}
-	// One byte per write on the small commands (the big one would take too
-	// long), then every byte of the whole pipeline as its own write.
-	small := strings.Join([]string{cmds[0], cmds[1], cmds[2], cmds[3]}, "")
-	got := run(func(c *rawClient) {
-		for i := range len(small) {
-			c.send(small[i : i+1])
+		var got strings.Builder
+		for got.Len() < len(want) {
+			got.WriteString(c.reply())
 		}
-		c.send(pipeline[len(small):])
-	})
-	if got != want {
-		t.Fatalf("byte per write: got %q", got)
+		if got.String() != want {
+			t.Fatalf("got %q, want %q", got.String(), want)
+		}
 	}
+	run(small, smallReplies, func(s string) []string { return []string{s} })
+	run(big, bigReplies, func(s string) []string { return []string{s} })
+	for i := 1; i < len(small); i++ {
+		run(small, smallReplies, func(s string) []string { return []string{s[:i], s[i:]} })
+	}
+	run(small, smallReplies, func(s string) []string { return strings.Split(s, "") })
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 10 {
-		got := run(func(c *rawClient) {
-			for rest := pipeline; rest != ""; {
-				n := min(len(rest), 1+rng.IntN(300))
-				c.send(rest[:n])
-				rest = rest[n:]
+		run(big, bigReplies, func(s string) []string {
+			var parts []string
+			for s != "" {
+				n := min(len(s), 1+rng.IntN(300))
+				parts = append(parts, s[:n])
+				s = s[n:]
 			}
+			return parts
 		})
-		if got != want {
-			t.Fatalf("random chunks: got %q", got)
-		}
 	}
 }
 
@@ -419,6 +405,19 @@ func TestServerMaxClients(t *testing.T) {
 	b.ping()
 }
 
+// serverGoroutines returns the stacks of the goroutines running redcon or
+// Server code.
+func serverGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	var out []string
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "tidwall/redcon") || strings.Contains(g, "lockredis/resp.(*") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // waitFor polls cond for up to 10 seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -460,7 +459,6 @@ func TestServerPanicRecovered(t *testing.T) {
 // TestServerClose: Close closes every connection, idle or mid-command, and
 // returns only once their goroutines are done.
 func TestServerClose(t *testing.T) {
-	baseline := runtime.NumGoroutine()
 	eng, err := engine.New(engine.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +524,94 @@ func TestServerClose(t *testing.T) {
 	if _, err := net.Dial("tcp", ts.addr); err == nil {
 		t.Fatal("still accepting")
 	}
-	// Every goroutine of the server is gone (the engine's sweeper stays
-	// until eng.Close).
-	waitFor(t, func() bool { return runtime.NumGoroutine() <= baseline+1 })
+	// Every connection goroutine has finished its work (Close waited for
+	// them); give them a moment to return.
+	for i := 0; len(serverGoroutines()) > 0; i++ {
+		if i == 100 {
+			t.Fatalf("goroutines left after Close:\n%s", strings.Join(serverGoroutines(), "\n\n"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServerVersusRedisOracle sends the same bytes to lockredis and to a
+// real redis-server and compares everything that comes back, and whether
+// the connection closes. It runs only when RESP_ORACLE names a
+// redis-server 7.0 without a password (and RESP_ORACLE_AUTH one started
+// with --requirepass sekret), e.g.
+//
+//	redis-server --port 6437 --save '' --daemonize yes
+//	redis-server --port 6438 --save '' --daemonize yes --requirepass sekret
+//	RESP_ORACLE=127.0.0.1:6437 RESP_ORACLE_AUTH=127.0.0.1:6438 go test ./resp -run Oracle
+func TestServerVersusRedisOracle(t *testing.T) {
+	plain, auth := os.Getenv("RESP_ORACLE"), os.Getenv("RESP_ORACLE_AUTH")
+	if plain == "" {
+		t.Skip("RESP_ORACLE not set")
+	}
+	inputs := []string{
+		"*1\r\n$9223372036854775806\r\nabc\r\n",
+		"*9000000000000000000\r\n$4\r\nPING\r\n",
+		// Not "*2147483647": Redis waits for the arguments, lockredis caps
+		// the count at Limits.MaxMultibulkLen.
+		"*2147483648\r\n", "*1\r\n$536870913\r\n", "*1\r\n$536870912\r\n",
+		"*0\r\n" + frame("PING"), "*-1\r\n" + frame("PING"), "*-9223372036854775808\r\nPING\r\n",
+		"*-9223372036854775809\r\n", "*+1\r\n$4\r\nPING\r\n", "*01\r\n$4\r\nPING\r\n", "* 1\r\n$4\r\nPING\r\n",
+		"*\r\n$4\r\nPING\r\n", "*-0\r\nPING\r\n", "*1\r\n+4\r\nPING\r\n", "*1\r\n\r\n", "*1\r\n\n\r\n",
+		"*1\r\n\xff\r\n", "*1\r\n$-1\r\nPING\r\n", "*1\r\n$-0\r\nPING\r\n", "*1\r\n$0004\r\nPING\r\n",
+		"*1\r\n$ 4\r\nPING\r\n", "*1\r\n$4 \r\nPING\r\n", "*1\r\n$\r\nPING\r\n",
+		frame("PING") + "*2147483648\r\n", "*1\rX$4\rXPINGxy" + frame("PING"),
+		"*2\r\n$4\r\nECHO\r\n$3\r\nabcXY" + frame("PING"), "*1\x00\r\n$4\r\nPING\r\n", "*1\r\n\x00\r\n",
+		"PING\x00\r\n", "PING\r\n\x00PING\r\n", frame("ECHO", "\x00\r\n"), "PING\r\n", "ECHO a\n", "ECHO a\rb\r\n",
+		"\r\n\n   \r\n\t\nPING\r\n", frame("PING") + "ECHO x\r\n" + frame("PING") + "PING\r\nPING\r\n",
+		"PING\r\nECHO \"a\r\nPING\r\n", `ECHO "a b"` + "\r\n", "ECHO\t\"tab\\there\"\r\n", `ECHO "\x41\x4a\x4"` + "\r\n",
+		`ECHO "\n\r\t\b\a\\\"\q"` + "\r\n", `ECHO 'it\'s'` + "\r\n", `ECHO foo"bar baz"` + "\r\n", "\tECHO\t\tx\t\r\n",
+		`ECHO '\x41'` + "\r\n", `ECHO "\xff\x00"` + "\r\n", `ECHO ""` + "\r\n", "ECHO a\vb\r\n", `  ECHO   "\"q\""  ` + "\r\n",
+		"ECHO a b\r\n", `ECHO "a"b` + "\r\n", `echo 'a` + "\r\n", `ECHO '\\'` + "\r\n", `ECHO "trailing\` + "\r\n",
+		"ECHO " + strings.Repeat("y", 64<<10-5) + "\r\n", strings.Repeat("x", 200<<10),
+		"*1" + strings.Repeat("1", 200<<10), "*1\r\n$1" + strings.Repeat("1", 200<<10),
+		frame("SET", "oracle", "1") + frame("GET", "oracle") + "*1\r\n$-5\r\n" + frame("DEL", "oracle"),
+	}
+	authInputs := []string{
+		"*11\r\n", "*10\r\n", "*2000000\r\n", "*2147483648\r\n", "*1\r\n$16385\r\n", "*1\r\n$16384\r\n",
+		"*1\r\n$600000000\r\n", "PING a b c d e f g h i j k l m\r\n", "PING\r\n" + frame("GET", "k"),
+		frame("AUTH", "bad") + "*11\r\n", frame("AUTH", "sekret") + frame("RESET") + "*11\r\n",
+		"AUTH sekret\r\nRESET\r\n*11\r\n", "AUTH sekret\r\n*11\r\n$4\r\nPING\r\n",
+		frame("AUTH", "sekret") + frame("ECHO", strings.Repeat("v", 20000)),
+		"AUTH wrong\r\nAUTH sekret\r\nPING\r\nQUIT\r\nPING\r\n",
+	}
+	compare := func(t *testing.T, ts *testServer, oracle string, inputs []string) {
+		for _, in := range inputs {
+			want, wantClosed := exchange(t, oracle, in)
+			got, gotClosed := exchange(t, ts.addr, in)
+			if got != want || gotClosed != wantClosed {
+				t.Errorf("input %.80q:\nlockredis %.200q closed=%v\nredis     %.200q closed=%v", in, got, gotClosed, want, wantClosed)
+			}
+		}
+	}
+	compare(t, startServer(t, engine.Config{}, Options{}), plain, inputs)
+	if auth != "" {
+		compare(t, startServer(t, engine.Config{RequirePass: "sekret"}, Options{}), auth, authInputs)
+	}
+}
+
+// exchange sends in on a new connection and returns what comes back until
+// the server closes the connection or stays quiet for 300 ms.
+func exchange(t *testing.T, addr, in string) (string, bool) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go c.Write([]byte(in))
+	var out []byte
+	buf := make([]byte, 1<<16)
+	for {
+		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		n, err := c.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			var ne net.Error
+			return string(out), !(errors.As(err, &ne) && ne.Timeout())
+		}
+	}
 }
