@@ -129,6 +129,12 @@ func (s *Server) Start() error {
 	if _, ok := params["port"]; !ok {
 		params["port"] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	}
+	maxClients := s.opts.MaxClients
+	if maxClients == 0 {
+		maxClients = 10000
+	}
+	params["maxclients"] = strconv.Itoa(maxClients)
+	params["lockredis_version"] = Version
 	eng, err := engine.New(engine.Config{
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,

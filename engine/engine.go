@@ -78,6 +78,7 @@ type Engine struct {
 	listening   atomic.Int32
 	watches     watchRegistry
 	blocks      blockRegistry
+	expiries    expiryQueue // volatile keys by expiry; under the exclusive lock
 
 	pause pauseState
 
@@ -132,10 +133,6 @@ func New(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := db.CreateIndex("exp", "*", lessExpire); err != nil {
-		db.Close()
-		return nil, err
-	}
 	e := &Engine{
 		cfg:      cfg,
 		db:       db,
@@ -165,7 +162,8 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// countKeys initialises the per-database counters from what was loaded.
+// countKeys initialises the per-database counters and the expiry queue
+// from what was loaded.
 func (e *Engine) countKeys() error {
 	return e.db.View(func(bt *buntdb.Tx) error {
 		return bt.Ascend("", func(k, v string) bool {
@@ -173,8 +171,9 @@ func (e *Engine) countKeys() error {
 				return true
 			}
 			e.keys[k[0]].Add(1)
-			if expireAtOf(v) != 0 {
+			if at := expireAtOf(v); at != 0 {
 				e.volatile[k[0]].Add(1)
+				e.expiries.add(at, k)
 			}
 			return true
 		})
@@ -281,6 +280,9 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 		}
 		if write {
 			tx.notifyTouched()
+			for _, ent := range tx.expiring {
+				e.expiries.add(ent.at, ent.bkey)
+			}
 		}
 		if len(tx.after) > 0 {
 			// Number the transaction while it still holds the lock, so

@@ -86,3 +86,32 @@ func TestSetGetBasics(t *testing.T) {
 		{cmd("PTTL", "lock"), "(integer) -2"},
 	})
 }
+
+// The sweeper removes expired keys for good, and leaves alone keys whose
+// TTL changed after their first expiry was queued.
+func TestSweepRemovesExpiredKeys(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("SET", "a", "1", "PX", "100"), "OK"},
+		{cmd("SET", "b", "1", "PX", "100"), "OK"},
+		{cmd("SET", "c", "1", "PX", "100"), "OK"},
+		{cmd("SET", "keep", "1"), "OK"},
+		{cmd("PEXPIRE", "b", "10000"), "(integer) 1"}, // renewed: its old entry is stale
+		{cmd("PERSIST", "c"), "(integer) 1"},          // persisted: stale too
+		{cmd("DBSIZE"), "(integer) 4"},
+	})
+	te.Clock.FastForward(200 * time.Millisecond)
+	if n := te.Sweep(0); n != 1 {
+		t.Fatalf("Sweep deleted %d keys, want 1", n)
+	}
+	te.run([]step{
+		{cmd("DBSIZE"), "(integer) 3"},
+		{cmd("EXISTS", "a", "b", "c", "keep"), "(integer) 3"},
+	})
+	te.Clock.FastForward(10 * time.Second)
+	te.Sweep(0)
+	te.run([]step{{cmd("DBSIZE"), "(integer) 2"}})
+	if got := te.Stats.ExpiredKeys.Load(); got != 2 {
+		t.Fatalf("expired_keys = %d", got)
+	}
+}

@@ -128,3 +128,21 @@ func TestWatchExpiry(t *testing.T) {
 		{a, cmd("EXEC"), "(nil)"},
 	})
 }
+
+// FLUSHALL and writes in one transaction keep DBSIZE right.
+func TestFlushAllInsideExecCounts(t *testing.T) {
+	te := newTestEngine(t)
+	a := te.newClient()
+	playClients(t, []clientStep{
+		{a, cmd("SET", "old", "1"), "OK"},
+		{a, cmd("MULTI"), "OK"},
+		{a, cmd("FLUSHALL"), "QUEUED"},
+		{a, cmd("SET", "k", "1"), "QUEUED"},
+		{a, cmd("SET", "k", "2", "PX", "100000"), "QUEUED"},
+		{a, cmd("DEL", "k"), "QUEUED"},
+		{a, cmd("SET", "k", "3"), "QUEUED"},
+		{a, cmd("EXEC"), "[OK OK OK (integer) 1 OK]"},
+		{a, cmd("DBSIZE"), "(integer) 1"},
+		{a, cmd("INFO", "keyspace"), "\"# Keyspace\\r\\ndb0:keys=1,expires=0,avg_ttl=0\\r\\n\""},
+	})
+}

@@ -31,23 +31,26 @@ func (e *Engine) sweeper() {
 func (e *Engine) Sweep(budget time.Duration) int {
 	start := time.Now()
 	total := 0
-	keys := make([]string, 0, sweepBatch)
 	for {
-		n := 0
+		popped, deleted := 0, 0
 		e.Do(true, 0, func(tx *Tx) {
-			keys = keys[:0]
-			tx.bt.AscendLessThan("exp", expirePivot(tx.Ms), func(k, _ string) bool {
-				keys = append(keys, k)
-				return len(keys) < sweepBatch
-			})
-			for _, k := range keys {
-				tx.remove(k, int(k[0]))
+			for popped < sweepBatch {
+				ent, ok := e.expiries.popDue(tx.Ms)
+				if !ok {
+					break
+				}
+				popped++
+				raw, err := tx.bt.Get(ent.bkey)
+				if err != nil || expireAtOf(raw) != ent.at {
+					continue // stale: the key changed since this entry
+				}
+				tx.remove(ent.bkey, int(ent.bkey[0]))
+				deleted++
 			}
-			tx.expired += int64(len(keys))
-			n = len(keys)
+			tx.expired += int64(deleted)
 		})
-		total += n
-		if n < sweepBatch || (budget > 0 && time.Since(start) > budget) {
+		total += deleted
+		if popped < sweepBatch || (budget > 0 && time.Since(start) > budget) {
 			return total
 		}
 	}

@@ -27,8 +27,11 @@ type Tx struct {
 	volDelta []int64 // per-db change in keys with an expiry
 	expired  int64   // keys removed because they had expired
 	after    []func()
-	touched  []dbKey // changed keys, recorded only while someone listens
-	seq      uint64  // order of this transaction's after-commit effects
+	touched  []dbKey       // changed keys, recorded only while someone listens
+	expiring []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	seq      uint64        // order of this transaction's after-commit effects
+	// flushedAll: FlushAll ran in this transaction (see PutIn).
+	flushedAll bool
 }
 
 // errRollback makes buntdb discard the transaction.
@@ -50,6 +53,7 @@ func (tx *Tx) reset() {
 	tx.rollback = false
 	tx.expired = 0
 	tx.seq = 0
+	tx.flushedAll = false
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = 0
 		tx.volDelta[i] = 0
@@ -59,6 +63,7 @@ func (tx *Tx) reset() {
 	}
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
+	tx.expiring = tx.expiring[:0]
 }
 
 // tmpKey is the buntdb key of key in db; valid until the next tmpKey call.
@@ -137,9 +142,20 @@ func (tx *Tx) Put(key []byte, v Value) {
 // PutIn is Put for another database.
 func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	bkey := storeKey(db, key)
+	var before string
+	var existed bool
+	if tx.flushedAll {
+		// After DeleteAll in the same transaction buntdb's Set no longer
+		// reports what it replaced: look first.
+		raw, err := tx.bt.Get(bkey)
+		before, existed = raw, err == nil
+	}
 	prev, replaced, err := tx.bt.Set(bkey, encodeValue(v), nil)
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
+	}
+	if tx.flushedAll {
+		prev, replaced = before, existed
 	}
 	tx.touch(db, bkey[1:])
 	if !replaced {
@@ -149,6 +165,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	}
 	if v.ExpireAt != 0 {
 		tx.volDelta[db]++
+		tx.expiring = append(tx.expiring, expiryEntry{v.ExpireAt, bkey})
 	}
 }
 
@@ -222,6 +239,9 @@ func (tx *Tx) FlushAll() {
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}
+	tx.e.expiries.reset()
+	tx.expiring = tx.expiring[:0]
+	tx.flushedAll = true
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = -tx.e.keys[i].Load()
 		tx.volDelta[i] = -tx.e.volatile[i].Load()

@@ -88,18 +88,3 @@ func expireAtOf(s string) int64 {
 	}
 	return int64(exp)
 }
-
-// lessExpire orders encoded values by expiry for the "exp" index.
-func lessExpire(a, b string) bool {
-	if len(a) < headerLen || len(b) < headerLen {
-		return len(a) < len(b)
-	}
-	return a[1:headerLen] < b[1:headerLen]
-}
-
-// expirePivot is an encoded value that sorts just before items expiring at ms.
-func expirePivot(ms int64) string {
-	var h [headerLen]byte
-	binary.BigEndian.PutUint64(h[1:], uint64(ms))
-	return string(h[:])
-}

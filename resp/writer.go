@@ -17,6 +17,10 @@ type Encoder struct {
 
 var _ engine.Writer = (*Encoder)(nil)
 
+// SetProto switches the encoding mid-reply: HELLO answers in the protocol
+// it selects.
+func (e *Encoder) SetProto(p int) { e.Proto = p }
+
 func (e *Encoder) line(prefix byte, s string) {
 	e.Buf = append(e.Buf, prefix)
 	// Status and error lines cannot carry CR or LF.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,10 +94,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stdout, "lockredis v=%s (Redis protocol %s)\n", lockredis.Version, engine.Version)
 		return 0
 	}
+	configFile := ""
 	if rest := fs.Args(); len(rest) > 0 {
 		if len(rest) > 1 {
 			fmt.Fprintf(stderr, "lockredis: unexpected arguments %q: only one config file may be given\n", rest[1:])
 			return 1
+		}
+		configFile = rest[0]
+		if abs, err := filepath.Abs(configFile); err == nil {
+			configFile = abs
 		}
 		fileCfg, err := readConfigFile(rest[0], defaults())
 		if err != nil {
@@ -141,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"logfile":        cfg.logfile,
 			"save":           cfg.save,
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
+			"config_file":    configFile,
 		},
 	})
 	if err := srv.Start(); err != nil {
