@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/lockredis/lockredis/engine"
+	"sync/atomic"
+	"time"
 )
 
 // Limits bound what a client may send, as Redis's protocol limits do.
@@ -645,5 +647,40 @@ func unhex(c byte) byte {
 		return c - 'a' + 10
 	default:
 		return c - 'A' + 10
+	}
+}
+
+// peekLimit bounds what watchPeer reads ahead while a command is blocked.
+const peekLimit = 64 << 10
+
+// watchPeer notices a client that goes away while its command is blocked
+// (BLPOP...). redcon is not reading then, so a goroutine reads ahead into
+// the guard's buffer (the bytes are parsed later, as if just arrived) and
+// closes gone when the socket reports an end. stop interrupts that read
+// and must be called before redcon reads again.
+func (g *guardConn) watchPeer() (gone <-chan struct{}, stop func()) {
+	ch := make(chan struct{})
+	done := make(chan struct{})
+	var quit atomic.Bool
+	go func() {
+		defer close(done)
+		for !quit.Load() && g.readErr == nil && g.w-g.r < peekLimit {
+			err := g.fill()
+			if err == nil {
+				continue
+			}
+			if quit.Load() {
+				return // our own deadline: nothing to report
+			}
+			g.readErr = err
+			close(ch)
+			return
+		}
+	}()
+	return ch, func() {
+		quit.Store(true)
+		g.Conn.SetReadDeadline(time.Now())
+		<-done
+		g.Conn.SetReadDeadline(time.Time{})
 	}
 }

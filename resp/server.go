@@ -227,13 +227,15 @@ func (s *Server) waitBlocked(c *client, b *engine.Blocked) {
 		defer t.Stop()
 		timeout = t.C
 	}
-	// TODO: notice a client that disconnects while blocked (needs a peek
-	// read in guardConn); until then it waits for its timeout or an element.
+	gone, stopWatch := c.gc.watchPeer()
 	select {
 	case <-b.Ready():
 	case <-timeout:
 	case <-s.closing:
+	case <-gone:
+		// The client left: give up, so nothing is popped for nobody.
 	}
+	stopWatch()
 	if b.Cancel() {
 		b.TimeoutReply.Replay(&c.enc)
 		return
