@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/luasvc"
 	"github.com/lockredis/lockredis/pubsub"
 	"github.com/lockredis/lockredis/resp"
 )
@@ -40,6 +41,20 @@ type Options struct {
 	MaxClients int
 	// Dir is where persistent files live; empty keeps everything in memory.
 	Dir string
+	// AppendOnly keeps the keyspace in Dir/AppendFilename (default
+	// appendonly.aof), fsynced per AppendFsync: "always" (a reply only
+	// once its write is on disk, with group commit), "everysec" (default)
+	// or "no".
+	AppendOnly     bool
+	AppendFsync    string
+	AppendFilename string
+	// RestartFence is "auto" (default), "off" or a duration such as "30s".
+	// After a crash the server refuses to create keys for the largest TTL
+	// it had granted (auto) or the duration, capped by MaxLockTTL (default
+	// 5m). It needs Dir to tell a crash from a clean stop; without Dir
+	// only a duration applies, at every start.
+	RestartFence string
+	MaxLockTTL   time.Duration
 	// ManualClock freezes the server's clock at StartTime (default now):
 	// it then moves only by FastForward and SetTime, for deterministic
 	// tests. By default the clock follows real time and FastForward adds
@@ -50,6 +65,9 @@ type Options struct {
 	// client-output-buffer-limit pubsub); zero means 32 MB hard, 8 MB for
 	// 60 s soft.
 	PubSubLimits pubsub.Limits
+	// LuaTimeLimit stops a script that runs longer (lua-time-limit) and
+	// rolls its writes back; zero means 5 s.
+	LuaTimeLimit time.Duration
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -141,6 +159,13 @@ func (s *Server) Start() error {
 		Clock:       clock,
 		Logf:        s.opts.Logf,
 		Params:      params,
+		// Persistence and the restart fence; Close writes the clean marker.
+		Dir:            s.opts.Dir,
+		AppendOnly:     s.opts.AppendOnly,
+		AppendFsync:    s.opts.AppendFsync,
+		AppendFilename: s.opts.AppendFilename,
+		RestartFence:   s.opts.RestartFence,
+		MaxLockTTL:     s.opts.MaxLockTTL,
 	})
 	if err != nil {
 		ln.Close()
@@ -150,6 +175,7 @@ func (s *Server) Start() error {
 	s.ln = ln
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
+	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
 	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
 	s.sess = engine.NewSession("embed")
 	s.sess.Authenticated = true

@@ -219,6 +219,10 @@ func TestStalledSubscriber(t *testing.T) {
 			if got := worker.do("SET", "lock", "me", "NX", "PX", "1000"); got != "+OK\r\n" && got != "$-1\r\n" {
 				t.Fatalf("SET during stall: %q", got)
 			}
+			// Scripts that publish do not wait for the stalled reader either.
+			if got := worker.do("EVAL", "return redis.call('publish', KEYS[1], 'x')", "1", "other"); got != num(0) {
+				t.Fatalf("EVAL during stall: %q", got)
+			}
 		}
 	}
 	if n := <-received; n != 400 {
@@ -257,5 +261,57 @@ func TestCloseDropsSubscribers(t *testing.T) {
 		t.Fatal("subscriber still connected after Close")
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatal("subscriber still connected after Close")
+	}
+}
+
+// Redisson's reentrant lock, as its scripts do it: a hash {owner: count}
+// with a TTL; unlock publishes on the lock's channel once the count drops
+// to zero.
+const (
+	tryLockScript = `if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then ` +
+		`redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; ` +
+		`return redis.call('pttl', KEYS[1]);`
+	unlockScript = `if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then return nil; end; ` +
+		`local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); ` +
+		`if (counter > 0) then redis.call('pexpire', KEYS[1], ARGV[2]); return 0; ` +
+		`else redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); return 1; end; return nil;`
+)
+
+// A waiter subscribed to the lock's channel is woken by the unlock script
+// and its very next tryLock succeeds: the message leaves only after the
+// script committed, so the lock is free when the waiter reads it.
+func TestUnlockScriptWakesWaiter(t *testing.T) {
+	srv := lockredis.RunT(t)
+	holder := dial(t, srv.Addr())
+	waiter := dial(t, srv.Addr())
+	waiterSub := dial(t, srv.Addr())
+	const lock, channel = "myLock", "redisson_lock__channel:{myLock}"
+
+	if got := holder.do("EVAL", tryLockScript, "1", lock, "30000", "holder:1"); got != "$-1\r\n" {
+		t.Fatalf("holder tryLock: %q", got)
+	}
+	// Reentrant: the holder takes it twice.
+	holder.do("EVAL", tryLockScript, "1", lock, "30000", "holder:1")
+	if got := waiterSub.do("SUBSCRIBE", channel); got != arr(bulk("subscribe"), bulk(channel), num(1)) {
+		t.Fatalf("subscribe: %q", got)
+	}
+	if got := waiter.do("EVAL", tryLockScript, "1", lock, "30000", "waiter:1"); !strings.HasPrefix(got, ":") {
+		t.Fatalf("waiter should get the lock's PTTL, got %q", got)
+	}
+	// First unlock only decrements the count: no message.
+	if got := holder.do("EVAL", unlockScript, "2", lock, channel, "0", "30000", "holder:1", "PUBLISH"); got != num(0) {
+		t.Fatalf("first unlock: %q", got)
+	}
+	if got := holder.do("EVAL", unlockScript, "2", lock, channel, "0", "30000", "holder:1", "PUBLISH"); got != num(1) {
+		t.Fatalf("second unlock: %q", got)
+	}
+	if got := waiterSub.read(); got != arr(bulk("message"), bulk(channel), bulk("0")) {
+		t.Fatalf("wake-up message: %q", got)
+	}
+	if got := waiter.do("EVAL", tryLockScript, "1", lock, "30000", "waiter:1"); got != "$-1\r\n" {
+		t.Fatalf("woken waiter could not take the lock at once: %q", got)
+	}
+	if got := holder.do("HGET", lock, "waiter:1"); got != bulk("1") {
+		t.Fatalf("lock owner: %q", got)
 	}
 }
