@@ -3,6 +3,7 @@ module github.com/lockredis/lockredis/compat_test
 go 1.23
 
 require (
+	github.com/go-redsync/redsync/v4 v4.13.0
 	github.com/lockredis/lockredis v0.0.0
 	github.com/redis/go-redis/v9 v9.17.2
 )
@@ -10,6 +11,8 @@ require (
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
+	github.com/hashicorp/errwrap v1.1.0 // indirect
+	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect
 	github.com/tidwall/buntdb v1.3.2 // indirect
 	github.com/tidwall/gjson v1.14.3 // indirect
@@ -19,6 +22,7 @@ require (
 	github.com/tidwall/redcon v1.6.2 // indirect
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
+	github.com/yuin/gopher-lua v1.1.2 // indirect
 )
 
 replace github.com/lockredis/lockredis => ../

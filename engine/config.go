@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -177,6 +178,26 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.Itoa(e.cfg.Databases)
 	case "requirepass":
 		return e.cfg.RequirePass
+	// Persistence settings the engine runs with (persist.go) win over Params.
+	case "appendonly":
+		if e.cfg.AppendOnly {
+			return "yes"
+		}
+	case "appendfsync":
+		if e.cfg.AppendFsync != "" {
+			return e.cfg.AppendFsync
+		}
+	case "appendfilename":
+		if e.cfg.AppendFilename != "" {
+			return e.cfg.AppendFilename
+		}
+	case "dir":
+		if e.cfg.Dir != "" {
+			if abs, err := filepath.Abs(e.cfg.Dir); err == nil {
+				return abs // Redis reports its working directory, absolute
+			}
+			return e.cfg.Dir
+		}
 	}
 	if v, ok := e.cfg.Params[p.name]; ok {
 		return v

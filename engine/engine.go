@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,20 @@ type Config struct {
 	Clock       *Clock // default: a real clock
 	Path        string // buntdb file; "" keeps the keyspace in memory
 	Logf        func(level, format string, args ...any)
+
+	// Persistence (persist.go): with AppendOnly the keyspace lives in
+	// Dir/AppendFilename (default appendonly.aof), fsynced as AppendFsync
+	// says ("always", "everysec" (default), "no"). Path, when set, names
+	// the file directly instead.
+	Dir            string
+	AppendOnly     bool
+	AppendFsync    string
+	AppendFilename string
+	// Restart fence (fence.go): "auto" (default), "off" or a duration. Its
+	// state file lives in Dir; without Dir only a duration applies, at
+	// every start. MaxLockTTL caps an automatic fence (default 5m).
+	RestartFence string
+	MaxLockTTL   time.Duration
 
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
@@ -92,6 +107,9 @@ type Engine struct {
 	afterCond *sync.Cond
 	afterDone uint64
 
+	persist *persister // nil when the keyspace is in memory (persist.go)
+	fence   *fence     // the restart fence (fence.go)
+
 	txPool  sync.Pool
 	started time.Time
 	stop    chan struct{}
@@ -114,8 +132,31 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Logf = func(string, string, ...any) {}
 	}
 	path := cfg.Path
+	if cfg.AppendOnly {
+		if cfg.AppendFilename == "" {
+			cfg.AppendFilename = "appendonly.aof"
+		}
+		path = filepath.Join(cfg.Dir, cfg.AppendFilename)
+	}
+	if err := checkFsyncPolicy(cfg.AppendFsync); err != nil { // persist.go
+		return nil, err
+	}
+	// fence.go: lock Dir, read the last run's marker, mark this one running.
+	fnc, err := newFence(cfg, path, cfg.Logf)
+	if err != nil {
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			fnc.release()
+		}
+	}()
 	if path == "" {
 		path = ":memory:"
+	} else if err := persistPrepare(path, cfg.Logf); err != nil {
+		// persist.go: a torn tail is cut here, a corrupt middle refused.
+		return nil, err
 	}
 	db, err := buntdb.Open(path)
 	if err != nil {
@@ -129,6 +170,9 @@ func New(cfg Config) (*Engine, error) {
 	// buntdb must never expire anything itself: expiry lives in our values.
 	bc.OnExpired = nil
 	bc.OnExpiredSync = nil
+	// persist.go owns fsync and rewrites (see there).
+	bc.SyncPolicy = buntdb.Never
+	bc.AutoShrinkDisabled = true
 	if err := db.SetConfig(bc); err != nil {
 		db.Close()
 		return nil, err
@@ -144,6 +188,7 @@ func New(cfg Config) (*Engine, error) {
 		started:  time.Now(),
 		stop:     make(chan struct{}),
 		scans:    newScanCache(),
+		fence:    fnc,
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
 	e.txPool.New = func() any {
@@ -157,8 +202,16 @@ func New(cfg Config) (*Engine, error) {
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
 	e.registerBuiltins()
+	if path != ":memory:" {
+		if e.persist, err = newPersister(e, path, cfg.AppendFsync); err != nil {
+			db.Close()
+			return nil, err
+		}
+		e.persist.start()
+	}
 	e.wg.Add(1)
 	go e.sweeper()
+	started = true
 	return e, nil
 }
 
@@ -187,7 +240,14 @@ func (e *Engine) Close() error {
 	}
 	close(e.stop)
 	e.wg.Wait()
-	return e.db.Close()
+	if e.persist != nil {
+		e.persist.close() // waits for a rewrite, fsyncs, releases waiters
+	}
+	ferr := e.fence.stop() // the clean-stop marker (fence.go)
+	if err := e.db.Close(); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // Config returns the engine's configuration.
@@ -240,6 +300,9 @@ func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
 	}
 	e.Do(cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, func(tx *Tx) {
 		c.Tx = tx
+		if e.fenceRefuses(tx, cmd, args, w) { // restart fence (fence.go)
+			return
+		}
 		cmd.Handler(&c)
 	})
 }
@@ -250,6 +313,9 @@ func (e *Engine) RunIn(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer
 	e.Stats.Commands.Add(1)
 	tx.DB = s.DB
 	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
+	if e.fenceRefuses(tx, cmd, args, w) { // restart fence (fence.go)
+		return
+	}
 	cmd.Handler(&c)
 }
 
@@ -264,6 +330,11 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 	tx.write = write
 	tx.DB = db
 	var panicked any
+	// Persistence and fence bookkeeping (persist.go, fence.go): where the
+	// AOF ended before this commit, and the largest TTL it grants.
+	var mark aofMark
+	alwaysSync := write && e.persist != nil && e.persist.policy == FsyncAlways
+	var maxTTL int64
 	run := func(bt *buntdb.Tx) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -282,6 +353,10 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 			tx.notifyTouched()
 			for _, ent := range tx.expiring {
 				e.expiries.add(ent.at, ent.bkey)
+				maxTTL = max(maxTTL, ent.at-tx.Ms)
+			}
+			if alwaysSync {
+				mark = e.persist.mark()
 			}
 		}
 		if len(tx.after) > 0 {
@@ -300,7 +375,19 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 	if err != nil && !errors.Is(err, errRollback) {
 		e.Logf("warning", "transaction failed: %v", err)
 	}
+	if write && e.persist != nil && !errors.Is(err, errRollback) {
+		e.persist.setWriteErr(err)
+	}
 	e.commit(tx, err == nil)
+	if err == nil {
+		if maxTTL > 0 {
+			e.fence.grant(maxTTL, e.cfg.Logf) // durable before the reply
+		}
+		if alwaysSync && e.persist.changed(mark) {
+			// Group commit: the reply waits for an fsync covering it.
+			e.persist.waitDurable()
+		}
+	}
 	tx.reset()
 	e.txPool.Put(tx)
 	if panicked != nil {

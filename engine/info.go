@@ -237,9 +237,23 @@ func infoMemory(b []byte, c *Call) []byte {
 }
 
 func infoPersistence(b []byte, c *Call) []byte {
+	// Persistence and the restart fence (persist.go, fence.go).
+	pi := c.E.Persistence()
 	aof := "0"
-	if c.E.configValue(configParam{name: "appendonly", def: "no"}) == "yes" {
+	if pi.Enabled || c.E.configValue(configParam{name: "appendonly", def: "no"}) == "yes" {
 		aof = "1"
+	}
+	rewriting := "0"
+	if pi.RewriteInProgress {
+		rewriting = "1"
+	}
+	rewriteStatus := "ok"
+	if pi.RewriteFailed {
+		rewriteStatus = "err"
+	}
+	writeStatus := "ok"
+	if pi.LastWriteErr != "" || pi.LastFsyncErr != "" {
+		writeStatus = "err"
 	}
 	b = append(b, "# Persistence\r\n"...)
 	b = infoLine(b, "loading", "0")
@@ -247,19 +261,30 @@ func infoPersistence(b []byte, c *Call) []byte {
 	// TODO: count changes once persistence reports its saves.
 	b = infoLine(b, "rdb_changes_since_last_save", "0")
 	b = infoLine(b, "rdb_bgsave_in_progress", "0")
-	b = infoInt(b, "rdb_last_save_time", c.E.started.Unix())
+	b = infoInt(b, "rdb_last_save_time", pi.LastSave)
 	b = infoLine(b, "rdb_last_bgsave_status", "ok")
 	b = infoLine(b, "rdb_last_bgsave_time_sec", "-1")
 	b = infoLine(b, "rdb_current_bgsave_time_sec", "-1")
 	b = infoLine(b, "rdb_saves", "0")
 	b = infoLine(b, "aof_enabled", aof)
-	b = infoLine(b, "aof_rewrite_in_progress", "0")
+	b = infoLine(b, "aof_rewrite_in_progress", rewriting)
 	b = infoLine(b, "aof_rewrite_scheduled", "0")
 	b = infoLine(b, "aof_last_rewrite_time_sec", "-1")
 	b = infoLine(b, "aof_current_rewrite_time_sec", "-1")
-	b = infoLine(b, "aof_last_bgrewrite_status", "ok")
-	b = infoLine(b, "aof_rewrites", "0")
-	b = infoLine(b, "aof_last_write_status", "ok")
+	b = infoLine(b, "aof_last_bgrewrite_status", rewriteStatus)
+	b = infoInt(b, "aof_rewrites", pi.Rewrites)
+	b = infoLine(b, "aof_last_write_status", writeStatus)
+	if pi.Enabled {
+		b = infoInt(b, "aof_current_size", pi.CurrentSize)
+		b = infoInt(b, "aof_base_size", pi.BaseSize)
+		// lockredis's own fields: the file, the policy, the fsync error.
+		b = infoLine(b, "aof_filename", pi.Path)
+		b = infoLine(b, "aof_fsync_policy", pi.Fsync)
+		b = infoLine(b, "aof_last_fsync_error", pi.LastFsyncErr)
+	}
+	fence := c.E.RestartFenceRemaining()
+	b = infoInt(b, "restart_fence_remaining_ms", fence.Milliseconds())
+	b = infoInt(b, "restart_fence_remaining_sec", int64((fence+time.Second-1)/time.Second))
 	return b
 }
 

@@ -29,6 +29,8 @@ func serverCommands() []*Command {
 		{Name: "lastsave", Arity: 1, Flags: FlagNoKeyspace | FlagLoading | FlagStale | FlagFast, Handler: cmdLastSave},
 		{Name: "save", Arity: 1, Flags: admin | FlagNoMulti, Handler: cmdSave},
 		{Name: "bgsave", Arity: -1, Flags: admin, Handler: cmdBgsave},
+		// Persistence (persist.go): BGREWRITEAOF compacts the AOF.
+		{Name: "bgrewriteaof", Arity: 1, Flags: admin, Handler: cmdBgrewriteaof},
 	}
 	cmds = append(cmds, clientCommands()...)
 	cmds = append(cmds, configCommands()...)
@@ -137,20 +139,38 @@ func cmdWaitAOF(c *Call) {
 	c.W.Int(0)
 }
 
-// cmdLastSave answers the engine's start time. TODO: the time of the last
-// snapshot once persistence exists.
-func cmdLastSave(c *Call) { c.W.Int(c.E.Started().Unix()) }
+// cmdLastSave answers when the append-only file was last fsynced or
+// rewritten (the start time without one), in unix seconds.
+func cmdLastSave(c *Call) { c.W.Int(c.E.Persistence().LastSave) }
 
-// cmdSave answers OK. TODO: persistence comes later; the keyspace file,
-// when there is one, is already written on every commit.
-func cmdSave(c *Call) { c.OK() }
+// cmdSave fsyncs the append-only file: every commit is already written to
+// it, so that is what is left to make it durable. In memory it does
+// nothing.
+func cmdSave(c *Call) {
+	if err := c.E.SyncAOF(); err != nil {
+		c.Errf("ERR fsync of the append only file failed: %v", err)
+		return
+	}
+	c.OK()
+}
 
-// cmdBgsave answers as Redis does when a background save starts. TODO:
-// persistence comes later.
+// cmdBgsave fsyncs the append-only file in the background.
 func cmdBgsave(c *Call) {
 	if len(c.Args) > 2 || len(c.Args) == 2 && !EqualFold(c.Args[1], "schedule") {
 		c.Err(ErrSyntax)
 		return
 	}
+	go c.E.SyncAOF()
 	c.W.Status("Background saving started")
+}
+
+// cmdBgrewriteaof compacts the append-only file in the background
+// (buntdb Shrink). In memory there is nothing to rewrite; it answers as
+// Redis does anyway.
+func cmdBgrewriteaof(c *Call) {
+	if err := c.E.RewriteAOF(); err != nil && err != errNoAOF {
+		c.Err(err)
+		return
+	}
+	c.W.Status("Background append only file rewriting started")
 }

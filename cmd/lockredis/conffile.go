@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -108,6 +109,15 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.luaTimeLimit, err = num()
 	case "save":
 		cfg.save = strings.Join(args, " ")
+	case "restart-fence":
+		cfg.restartFence, err = one()
+	case "max-lock-ttl":
+		var v string
+		if v, err = one(); err == nil {
+			if cfg.maxLockTTL, err = time.ParseDuration(v); err != nil {
+				err = fmt.Errorf("argument of %q must be a duration such as 5m, got %q", name, v)
+			}
+		}
 	default:
 		if !ignoredDirectives[name] {
 			return fmt.Errorf("Bad directive or wrong number of arguments")
@@ -137,6 +147,8 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("logfile", func() { out.logfile = cli.logfile })
 	set("save", func() { out.save = cli.save })
 	set("lua-time-limit", func() { out.luaTimeLimit = cli.luaTimeLimit })
+	set("restart-fence", func() { out.restartFence = cli.restartFence })
+	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
 	return out
 }
 

@@ -41,6 +41,8 @@ type config struct {
 	logfile      string
 	save         string
 	luaTimeLimit int
+	restartFence string        // auto|off|<duration> (engine/fence.go)
+	maxLockTTL   time.Duration // caps an automatic restart fence
 }
 
 func defaults() config {
@@ -48,6 +50,7 @@ func defaults() config {
 		port: 6379, bind: []string{"127.0.0.1"}, maxclients: 10000, databases: 16,
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
+		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 	}
 }
 
@@ -71,6 +74,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
 	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
 	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before it is stopped and rolled back")
+	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
+		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
+	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -131,11 +137,19 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 
 	addr := net.JoinHostPort(cfg.bind[0], strconv.Itoa(cfg.port))
 	srv := lockredis.NewServer(lockredis.Options{
-		Addr:       addr,
-		Password:   cfg.requirepass,
-		Databases:  cfg.databases,
-		MaxClients: cfg.maxclients,
-		Logf:       logf,
+		Addr:         addr,
+		Password:     cfg.requirepass,
+		Databases:    cfg.databases,
+		MaxClients:   cfg.maxclients,
+		Logf:         logf,
+		LuaTimeLimit: time.Duration(cfg.luaTimeLimit) * time.Millisecond,
+		// Persistence and the restart fence (engine/persist.go, fence.go).
+		Dir:            cfg.dir,
+		AppendOnly:     cfg.appendonly == "yes",
+		AppendFsync:    cfg.appendfsync,
+		AppendFilename: cfg.appendfile,
+		RestartFence:   cfg.restartFence,
+		MaxLockTTL:     cfg.maxLockTTL,
 		Params: map[string]string{
 			"port":           strconv.Itoa(cfg.port),
 			"bind":           strings.Join(cfg.bind, " "),
@@ -151,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		},
 	})
 	if err := srv.Start(); err != nil {
-		logf("warning", "Failed listening on %s: %v", addr, err)
+		logf("warning", "Can't start on %s: %v", addr, err)
 		return 1
 	}
 	mode := "in memory"
@@ -212,6 +226,16 @@ func validate(cfg *config) error {
 	}
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
+	}
+	switch cfg.restartFence {
+	case "auto", "off":
+	default:
+		if d, err := time.ParseDuration(cfg.restartFence); err != nil || d < 0 {
+			return fmt.Errorf("--restart-fence must be auto, off or a duration such as 30s, got %q", cfg.restartFence)
+		}
+	}
+	if cfg.maxLockTTL <= 0 {
+		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
 	}
 	if strings.ContainsAny(cfg.appendfile, "/\\") {
 		return fmt.Errorf("--appendfilename must be a file name, not a path: %q", cfg.appendfile)

@@ -1,0 +1,621 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Append-only persistence. buntdb writes one RESP record per changed item
+// at each commit (SyncPolicy Never: it never fsyncs by itself); this file
+// owns the fsync, through a second descriptor on the same file (an fsync
+// of any descriptor flushes the inode):
+//
+//   - everysec: a goroutine fsyncs once a second when the file grew.
+//   - always: group commit. A write transaction that wrote something takes
+//     a generation number after its commit, and Do returns only once the
+//     syncer has fsynced a generation >= it. Commits arriving during one
+//     fsync share the next one. The wait happens after the engine lock is
+//     released, so other clients keep going.
+//   - no: never fsync explicitly.
+//
+// BGREWRITEAOF is buntdb's Shrink, which writes a new file and renames it
+// over the old one; the descriptor is then reopened on the new file.
+
+// Fsync policies (appendfsync).
+const (
+	FsyncAlways   = "always"
+	FsyncEverySec = "everysec"
+	FsyncNo       = "no"
+)
+
+const (
+	// Auto-rewrite as buntdb would (it is disabled there so that every
+	// rename goes through rewrite): past 32 MB and twice the base size.
+	autoRewriteMinSize = 32 << 20
+	fsyncRetryEvery    = 100 * time.Millisecond
+)
+
+var (
+	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")
+	errNoAOF             = errors.New("ERR no append only file: the keyspace is in memory")
+)
+
+// persister is the fsync and rewrite machinery of a file-backed engine.
+type persister struct {
+	e      *Engine
+	path   string
+	policy string
+
+	fd        atomic.Pointer[os.File] // our own descriptor on the AOF
+	epoch     atomic.Uint64           // bumped at each reopen (after a rewrite)
+	fdMu      sync.Mutex              // serialises fsync, reopen and rewrite's final sync
+	rewriting atomic.Bool
+	rewriteWG sync.WaitGroup
+
+	writeGen atomic.Uint64 // generations handed to committed writes (always)
+	kick     chan struct{} // wakes the syncer; buffered 1
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	synced  uint64 // highest generation known to be on disk
+	stopped bool   // Close ran: waiters are released
+
+	syncedSize int64        // file size at the last fsync (everysec), under fdMu
+	fsyncs     atomic.Int64 // successful fsyncs, for tests and INFO
+
+	lastSave      atomic.Int64 // unix seconds of the last fsync or rewrite
+	baseSize      atomic.Int64 // file size after load or the last rewrite
+	rewrites      atomic.Int64
+	rewriteFailed atomic.Bool
+
+	errMu        sync.Mutex
+	lastFsyncErr string // "" when the last fsync succeeded
+	lastWriteErr string // "" when the last commit's write succeeded
+}
+
+// persistPrepare prepares the AOF at path (checking and repairing its tail)
+// before buntdb opens it.
+func persistPrepare(path string, logf func(level, format string, args ...any)) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return checkAOF(path, logf)
+}
+
+func checkFsyncPolicy(policy string) error {
+	switch policy {
+	case "", FsyncAlways, FsyncEverySec, FsyncNo:
+		return nil
+	}
+	return fmt.Errorf("appendfsync must be always, everysec or no, got %q", policy)
+}
+
+// newPersister starts the fsync machinery for an open file-backed db.
+func newPersister(e *Engine, path, policy string) (*persister, error) {
+	if err := checkFsyncPolicy(policy); err != nil {
+		return nil, err
+	}
+	if policy == "" {
+		policy = FsyncEverySec
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	p := &persister{e: e, path: path, policy: policy, kick: make(chan struct{}, 1)}
+	p.cond = sync.NewCond(&p.mu)
+	p.fd.Store(f)
+	size, _ := f.Seek(0, io.SeekEnd)
+	p.syncedSize = size
+	p.baseSize.Store(size)
+	p.lastSave.Store(time.Now().Unix())
+	return p, nil
+}
+
+// start launches the background goroutines on e.wg.
+func (p *persister) start() {
+	p.e.wg.Add(1)
+	go p.background()
+	if p.policy == FsyncAlways {
+		p.e.wg.Add(1)
+		go p.syncer()
+	}
+}
+
+// size is the current length of the AOF as our descriptor sees it.
+func (p *persister) size() (int64, error) {
+	return p.fd.Load().Seek(0, io.SeekEnd)
+}
+
+// mark is taken under the engine lock before a write transaction commits;
+// changed tells, after the commit, whether the transaction (or, rarely, a
+// later one) wrote to the file. Any doubt (a rewrite, an error) counts as
+// a change: waiting for one fsync too many is harmless.
+type aofMark struct {
+	size  int64
+	epoch uint64
+	doubt bool
+}
+
+func (p *persister) mark() aofMark {
+	m := aofMark{epoch: p.epoch.Load(), doubt: p.rewriting.Load()}
+	var err error
+	if m.size, err = p.size(); err != nil {
+		m.doubt = true
+	}
+	return m
+}
+
+func (p *persister) changed(m aofMark) bool {
+	if m.doubt || p.rewriting.Load() || p.epoch.Load() != m.epoch {
+		return true
+	}
+	size, err := p.size()
+	return err != nil || size != m.size
+}
+
+// waitDurable returns once everything committed so far is on disk
+// (appendfsync always), or the engine is closing.
+func (p *persister) waitDurable() {
+	gen := p.writeGen.Add(1)
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+	p.mu.Lock()
+	for p.synced < gen && !p.stopped {
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// syncer is the group-commit loop of appendfsync always: take the latest
+// generation, fsync, publish it, wake the waiters. After a failed fsync
+// the waiters stay blocked (their writes are not known to be on disk) and
+// it retries.
+func (p *persister) syncer() {
+	defer p.e.wg.Done()
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-p.e.stop:
+			// A last fsync, then no waiter blocks any more: the sweeper
+			// must not wait for a syncer that is gone while Close waits
+			// for the sweeper.
+			gen := p.writeGen.Load()
+			p.publish(gen, p.fsync() == nil, true)
+			return
+		case <-p.kick:
+		case <-retry:
+		}
+		gen := p.writeGen.Load()
+		ok := p.fsync() == nil
+		retry = nil
+		if !ok {
+			retry = time.After(fsyncRetryEvery)
+		}
+		p.publish(gen, ok, false)
+	}
+}
+
+// publish records that generation gen is on disk (when synced) and wakes
+// the waiters; stop releases them all.
+func (p *persister) publish(gen uint64, synced, stop bool) {
+	p.mu.Lock()
+	if synced && gen > p.synced {
+		p.synced = gen
+	}
+	if stop {
+		p.stopped = true
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// background fsyncs once a second (everysec) and starts automatic
+// rewrites.
+func (p *persister) background() {
+	defer p.e.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.e.stop:
+			return
+		case <-t.C:
+		}
+		if p.policy == FsyncEverySec {
+			p.fsyncIfGrown()
+		}
+		if size, err := p.size(); err == nil && size > autoRewriteMinSize && size > 2*p.baseSize.Load() {
+			if p.rewrite() == nil {
+				p.e.Logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
+			}
+		}
+	}
+}
+
+func (p *persister) fsyncIfGrown() {
+	p.fdMu.Lock()
+	size, err := p.size()
+	grown := err != nil || size != p.syncedSize
+	p.fdMu.Unlock()
+	if grown {
+		p.fsync()
+	}
+}
+
+// fsync flushes the AOF to disk, following a rename done by a rewrite.
+func (p *persister) fsync() error {
+	p.fdMu.Lock()
+	defer p.fdMu.Unlock()
+	if p.rewriting.Load() {
+		if err := p.followRename(); err != nil {
+			p.setFsyncErr(err)
+			return err
+		}
+	}
+	f := p.fd.Load()
+	size, _ := f.Seek(0, io.SeekEnd)
+	if err := f.Sync(); err != nil {
+		p.setFsyncErr(err)
+		p.e.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
+		return err
+	}
+	p.syncedSize = size
+	p.fsyncs.Add(1)
+	p.setFsyncErr(nil)
+	p.lastSave.Store(time.Now().Unix())
+	return nil
+}
+
+// followRename reopens our descriptor if the file at path is no longer
+// the one it points to (buntdb's Shrink renamed a new file over it), and
+// makes the rename durable. Called under fdMu.
+func (p *persister) followRename() error {
+	old := p.fd.Load()
+	oi, err := old.Stat()
+	if err != nil {
+		return err
+	}
+	ni, err := os.Stat(p.path)
+	if err != nil {
+		return err
+	}
+	if os.SameFile(oi, ni) {
+		return nil
+	}
+	f, err := os.OpenFile(p.path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	p.fd.Store(f)
+	p.epoch.Add(1)
+	old.Close()
+	return syncDir(filepath.Dir(p.path))
+}
+
+// rewrite starts a background rewrite (buntdb Shrink).
+func (p *persister) rewrite() error {
+	if !p.rewriting.CompareAndSwap(false, true) {
+		return errRewriteInProgress
+	}
+	p.rewriteWG.Add(1)
+	go func() {
+		defer p.rewriteWG.Done()
+		err := p.e.db.Shrink()
+		p.fdMu.Lock()
+		if err == nil {
+			err = p.followRename()
+		}
+		if err == nil {
+			// The new file was written without fsync: flush it before a
+			// write made to it is acknowledged (always) or counted.
+			err = p.fd.Load().Sync()
+		}
+		size, _ := p.fd.Load().Seek(0, io.SeekEnd)
+		p.rewriting.Store(false)
+		p.fdMu.Unlock()
+		if err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
+			p.rewriteFailed.Store(true)
+			p.e.Logf("warning", "Background AOF rewrite of %s failed: %v", p.path, err)
+		} else if err == nil {
+			p.rewriteFailed.Store(false)
+			p.rewrites.Add(1)
+			p.baseSize.Store(size)
+			p.lastSave.Store(time.Now().Unix())
+			p.e.Logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
+		}
+		// Writes that waited during the rewrite need an fsync of the new file.
+		select {
+		case p.kick <- struct{}{}:
+		default:
+		}
+	}()
+	return nil
+}
+
+// close is called once the engine's goroutines have stopped: it waits for
+// a running rewrite, flushes, and releases every waiter.
+func (p *persister) close() {
+	p.rewriteWG.Wait()
+	gen := p.writeGen.Load()
+	p.publish(gen, p.fsync() == nil, true)
+	p.fd.Load().Close()
+}
+
+func (p *persister) setFsyncErr(err error) {
+	p.errMu.Lock()
+	if err == nil {
+		p.lastFsyncErr = ""
+	} else {
+		p.lastFsyncErr = err.Error()
+	}
+	p.errMu.Unlock()
+}
+
+func (p *persister) setWriteErr(err error) {
+	p.errMu.Lock()
+	if err == nil {
+		p.lastWriteErr = ""
+	} else {
+		p.lastWriteErr = err.Error()
+	}
+	p.errMu.Unlock()
+}
+
+// status returns the last write and fsync errors ("" when fine).
+func (p *persister) status() (writeErr, fsyncErr string) {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	return p.lastWriteErr, p.lastFsyncErr
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// PersistInfo is what INFO persistence reports about the AOF.
+type PersistInfo struct {
+	Enabled           bool
+	Path              string
+	Fsync             string
+	RewriteInProgress bool
+	Rewrites          int64
+	RewriteFailed     bool
+	CurrentSize       int64
+	BaseSize          int64
+	LastWriteErr      string
+	LastFsyncErr      string
+	LastSave          int64 // unix seconds
+}
+
+// Persistence reports the state of the append-only file.
+func (e *Engine) Persistence() PersistInfo {
+	p := e.persist
+	if p == nil {
+		return PersistInfo{LastSave: e.started.Unix()}
+	}
+	size, _ := p.size()
+	werr, ferr := p.status()
+	return PersistInfo{
+		Enabled: true, Path: p.path, Fsync: p.policy,
+		RewriteInProgress: p.rewriting.Load(), Rewrites: p.rewrites.Load(),
+		RewriteFailed: p.rewriteFailed.Load(), CurrentSize: size, BaseSize: p.baseSize.Load(),
+		LastWriteErr: werr, LastFsyncErr: ferr, LastSave: p.lastSave.Load(),
+	}
+}
+
+// RewriteAOF starts a background rewrite of the append-only file.
+func (e *Engine) RewriteAOF() error {
+	if e.persist == nil {
+		return errNoAOF
+	}
+	return e.persist.rewrite()
+}
+
+// SyncAOF fsyncs the append-only file now (SAVE).
+func (e *Engine) SyncAOF() error {
+	if e.persist == nil {
+		return nil
+	}
+	return e.persist.fsync()
+}
+
+// checkAOF scans the RESP records of the AOF at path before buntdb loads
+// it. A torn last record (a crash in the middle of a write) is cut off and
+// logged; a malformed record anywhere else is an error naming the file and
+// the byte offset, so that nothing is silently dropped.
+func checkAOF(path string, logf func(level, format string, args ...any)) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	good, why, err := scanAOF(bufio.NewReaderSize(f, 64<<10))
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		dropped := fi.Size() - good
+		if at := recordStartIn(f, good, dropped); at >= 0 {
+			// A torn write is a prefix of one record. Whole records after
+			// the cut mean a length in the middle is wrong instead.
+			return fmt.Errorf("bad record in the append only file %s at byte offset %d: "+
+				"its length runs past the end of the file although a record starts at offset %d; "+
+				"refusing to start rather than lose the records after it", path, good, at)
+		}
+		logf("warning", "The append only file %s ends with an incomplete record (a crash during a write): "+
+			"dropping its %d bytes at offset %d and loading everything before them", path, dropped, good)
+		if err := f.Truncate(good); err != nil {
+			return fmt.Errorf("truncate %s to %d bytes: %w", path, good, err)
+		}
+		return f.Sync()
+	case errors.Is(err, errCorruptAOF):
+		return fmt.Errorf("bad record in the append only file %s at byte offset %d: %s; "+
+			"refusing to start rather than lose the records after it (%d bytes follow)",
+			path, good, why, fi.Size()-good)
+	default:
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+}
+
+var errCorruptAOF = errors.New("corrupt")
+
+// recordStarts are how buntdb's records begin.
+var recordStarts = [][]byte{
+	[]byte("*3\r\n$3\r\nset\r\n"), []byte("*5\r\n$3\r\nset\r\n"), []byte("*2\r\n$3\r\ndel\r\n"),
+}
+
+// recordStartIn returns the offset of the first record start found in the
+// n bytes at off (after their first byte), or -1.
+func recordStartIn(f *os.File, off, n int64) int64 {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return -1
+	}
+	first := int64(-1)
+	for _, rs := range recordStarts {
+		if i := bytes.Index(buf[1:], rs); i >= 0 && (first < 0 || int64(i+1)+off < first) {
+			first = int64(i+1) + off
+		}
+	}
+	return first
+}
+
+// scanAOF reads whole records and returns the offset just after the last
+// good one. It fails with io.ErrUnexpectedEOF when the input ends inside a
+// record, or errCorruptAOF (and why) when a record is malformed. NUL bytes
+// between records are skipped, as buntdb does (some file systems leave
+// zeros after a crash).
+func scanAOF(r *bufio.Reader) (good int64, why string, err error) {
+	var off int64
+	readLine := func() ([]byte, error) {
+		line, err := r.ReadSlice('\n')
+		off += int64(len(line))
+		switch err {
+		case nil:
+			return line, nil
+		case io.EOF:
+			return nil, io.ErrUnexpectedEOF
+		case bufio.ErrBufferFull: // no header line is that long
+			return nil, errCorruptAOF
+		}
+		return nil, err
+	}
+	number := func(line []byte, prefix byte) (int, bool) {
+		if len(line) < 4 || line[0] != prefix || line[len(line)-2] != '\r' {
+			return 0, false
+		}
+		n := 0
+		for _, c := range line[1 : len(line)-2] {
+			if c < '0' || c > '9' || n > 1<<40 {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var name [8]byte
+	for {
+		c, err := r.ReadByte()
+		if err == io.EOF {
+			return good, "", nil
+		}
+		if err != nil {
+			return good, "", err
+		}
+		if c == 0 {
+			off++
+			good = off
+			continue
+		}
+		r.UnreadByte()
+		line, err := readLine()
+		if err != nil {
+			return good, "unterminated record header", err
+		}
+		nargs, ok := number(line, '*')
+		if !ok {
+			return good, fmt.Sprintf("expected a record header (*<count>), found %q", clip(line)), errCorruptAOF
+		}
+		var cmd []byte
+		for i := 0; i < nargs; i++ {
+			line, err := readLine()
+			if err != nil {
+				return good, "unterminated argument header", err
+			}
+			n, ok := number(line, '$')
+			if !ok {
+				return good, fmt.Sprintf("expected an argument header ($<length>), found %q", clip(line)), errCorruptAOF
+			}
+			if i == 0 && n <= len(name) {
+				buf, err := r.Peek(n)
+				if err != nil {
+					return good, "", io.ErrUnexpectedEOF
+				}
+				cmd = append(name[:0], buf...)
+			}
+			if _, err := r.Discard(n); err != nil {
+				return good, "", io.ErrUnexpectedEOF
+			}
+			crlf, err := r.Peek(2)
+			if err != nil {
+				return good, "", io.ErrUnexpectedEOF
+			}
+			if crlf[0] != '\r' || crlf[1] != '\n' {
+				return good, "argument not followed by CRLF", errCorruptAOF
+			}
+			r.Discard(2)
+			off += int64(n + 2)
+		}
+		if !validRecord(cmd, nargs) {
+			return good, fmt.Sprintf("unknown record %q with %d arguments", cmd, nargs), errCorruptAOF
+		}
+		good = off
+	}
+}
+
+// validRecord accepts what buntdb writes: set k v [ae|ex t], del k, flushdb.
+func validRecord(cmd []byte, nargs int) bool {
+	switch {
+	case EqualFold(cmd, "set"):
+		return nargs == 3 || nargs == 5
+	case EqualFold(cmd, "del"):
+		return nargs == 2
+	case EqualFold(cmd, "flushdb"):
+		return nargs == 1
+	}
+	return false
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 32 {
+		return b[:32]
+	}
+	return b
+}

@@ -1,0 +1,113 @@
+package luasvc
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// scriptChunk is the chunk name of every EVAL script. Redis loads scripts
+// as "@user_script": messages show "user_script:3:", error replies end with
+// "on @user_script:3.".
+const scriptChunk = "user_script"
+
+// compile parses and compiles Lua source. chunk is the name shown in
+// messages ("user_script", `[string "..."]`). Errors read like Lua 5.1's
+// ("user_script:1: unexpected symbol near '<eof>'") as far as gopher-lua's
+// parser tells what went wrong.
+func compile(src, chunk string) (*lua.FunctionProto, error) {
+	stmts, err := parse.Parse(strings.NewReader(src), chunk)
+	if err != nil {
+		return nil, syntaxError(err, src, chunk)
+	}
+	proto, err := lua.Compile(stmts, chunk)
+	if err != nil {
+		var ce *lua.CompileError
+		if errors.As(err, &ce) {
+			return nil, errors.New(chunk + ":" + strconv.Itoa(ce.Line) + ": " + ce.Message)
+		}
+		return nil, errors.New(chunk + ": " + err.Error())
+	}
+	// Lua 5.1 gives the main chunk no "arg" table (gopher-lua builds one
+	// on every call, unreachable from the code).
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	return proto, nil
+}
+
+// Lexer messages of gopher-lua and the Lua 5.1 words for them.
+var lexMessages = map[string]string{
+	"syntax error":                  "unexpected symbol",
+	"parse error":                   "unexpected symbol",
+	"unterminated string":           "unfinished string",
+	"unterminated multiline string": "unfinished long string",
+	"invalid multiline string":      "invalid long string delimiter",
+	"invalid multiline comment":     "unfinished long comment",
+	"illegal hexadecimal number":    "malformed number",
+	"Invalid token":                 "unexpected symbol",
+	"Invalid '~' token":             "unexpected symbol",
+}
+
+func syntaxError(err error, src, chunk string) error {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return errors.New(chunk + ": " + strings.TrimSpace(err.Error()))
+	}
+	msg := pe.Message
+	if m, ok := lexMessages[msg]; ok {
+		msg = m
+	}
+	line := pe.Pos.Line
+	near := pe.Token
+	if line == parse.EOF || line <= 0 {
+		// At the end of input Lua reports the last line.
+		line = strings.Count(src, "\n") + 1
+		near = "<eof>"
+	} else if near == "" || near == "EOF" {
+		near = "<eof>"
+	} else if pe.Message == "unterminated string" && line > 1 {
+		// gopher-lua stops after the newline and drops the quote; Lua
+		// reports the string's own line, quote included.
+		line--
+		lines := strings.Split(src, "\n")
+		if l := lines[line-1]; strings.LastIndexAny(l, `"'`) >= 0 {
+			near = l[strings.LastIndexAny(l, `"'`):][:1] + near
+		}
+	}
+	return errors.New(chunk + ":" + strconv.Itoa(line) + ": " + msg + " near '" + near + "'")
+}
+
+// chunkID is Lua 5.1's luaO_chunkid: how a chunk name appears in
+// messages. "=name" shows as name, "@file" as file, anything else is
+// source text shown as [string "first line..."].
+func chunkID(source string) string {
+	const idSize = 60
+	if rest, ok := strings.CutPrefix(source, "="); ok {
+		if len(rest) > idSize-1 {
+			rest = rest[:idSize-1]
+		}
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(source, "@"); ok {
+		room := idSize - len(" '...' ") - 1
+		if len(rest) > room {
+			return "..." + rest[len(rest)-room:]
+		}
+		return rest
+	}
+	source = cString(source)
+	room := idSize - len(` [string "..."] `) - 1
+	n := strings.IndexAny(source, "\r\n")
+	if n < 0 {
+		n = len(source)
+	}
+	if n > room {
+		n = room
+	}
+	if n < len(source) {
+		return `[string "` + source[:n] + `..."]`
+	}
+	return `[string "` + source + `"]`
+}

@@ -1,0 +1,447 @@
+// Package luasvc is lockredis's scripting: EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO and SCRIPT, run by gopher-lua in a sandbox shaped like Redis
+// 7.0's: the same globals and libraries (base, string, table, math,
+// coroutine, cjson, bit, struct, cmsgpack, redis), read-only tables, the
+// redis.* API, the reply conversions and the error texts.
+//
+// A script runs as one unit inside the caller's engine transaction: EVAL
+// takes the exclusive one, so every redis.call sees the same frozen "now"
+// and nothing interleaves. A script that runs past the time limit, grows
+// the heap by more than 1 GB, or is stopped by SCRIPT KILL, is
+// interrupted and its writes are rolled back (Redis can only kill scripts
+// that have not written yet).
+//
+// Known differences from Redis 7.0, all in corner cases:
+//   - Runtime error messages come from gopher-lua where Lua 5.1's cannot
+//     be reproduced: they lack variable names ("attempt to index a nil
+//     value", not "attempt to index local 't' (a nil value)"), and some
+//     syntax errors are reported as "unexpected symbol". Argument numbers
+//     of method calls (s:rep()) count the receiver.
+//   - tostring and the string library format numbers like Lua 5.1
+//     ("%.14g"); the .. operator uses gopher-lua's formatting
+//     (0.1 + 0.2 .. "" is "0.30000000000000004", Lua says "0.3").
+//   - Calls nest 5000 deep, not 20000 ("stack overflow" earlier).
+//   - string.dump always fails; Redis dumps, but cannot load the result
+//     either.
+//   - next(t, k) with a key not in t returns nil instead of raising.
+//   - cjson's settings (encode_max_depth...) are reset before every
+//     script; in Redis they leak from one script to the next. Objects are
+//     written in gopher-lua's table order.
+//   - collectgarbage and gcinfo report a constant size and never collect.
+//   - Results, string.rep, gsub, format, table.concat and the cjson,
+//     struct and cmsgpack encoders stop at 512 MB ("resulting string too
+//     large"); Redis runs out of memory instead.
+//   - SCRIPT DEBUG only accepts NO.
+package luasvc
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockredis/lockredis/engine"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Options configures the scripting service.
+type Options struct {
+	// TimeLimit stops a script that runs longer than this (lua-time-limit)
+	// and rolls its writes back. Zero means 5 s; negative means no limit
+	// (SCRIPT KILL still works).
+	TimeLimit time.Duration
+	// Logf receives redis.log lines ("debug", "verbose", "notice",
+	// "warning") and the service's own warnings.
+	Logf func(level, format string, args ...any)
+}
+
+// DefaultTimeLimit is lua-time-limit's default.
+const DefaultTimeLimit = 5 * time.Second
+
+// Service holds the script cache and the Lua states of one engine.
+type Service struct {
+	e    *engine.Engine
+	opts Options
+
+	mu      sync.RWMutex
+	scripts map[string]*script // lower-case hex SHA1 -> script
+	bodies  map[string]*script // source -> script, so EVAL skips hashing
+	gen     atomic.Uint64      // bumped by SCRIPT FLUSH
+
+	memLimit uint64 // heap growth that stops a script (tests lower it)
+
+	// primary runs every script that holds the exclusive transaction;
+	// spare states serve EVAL_RO under the shared one, where several can
+	// run at once.
+	primary *vm
+	poolMu  sync.Mutex
+	spare   []*vm
+	all     []*vm // every state, for SCRIPT KILL
+}
+
+// script is one cached script: its source and compiled code. Protos are
+// read-only and shared by every Lua state.
+type script struct {
+	sha      string
+	body     string
+	proto    *lua.FunctionProto
+	shebang  bool // "#!lua" header: flags below are declared
+	noWrites bool // flags=no-writes
+}
+
+// Register creates the service and adds the scripting commands to e's
+// command table.
+func Register(e *engine.Engine, opts Options) *Service {
+	if opts.TimeLimit == 0 {
+		opts.TimeLimit = DefaultTimeLimit
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, string, ...any) {}
+	}
+	s := &Service{
+		e:        e,
+		opts:     opts,
+		scripts:  make(map[string]*script),
+		bodies:   make(map[string]*script),
+		memLimit: memoryLimit,
+	}
+	s.primary = s.newVM()
+	s.all = append(s.all, s.primary)
+	e.Register(s.commands()...)
+	return s
+}
+
+func (s *Service) commands() []*engine.Command {
+	const evalFlags = engine.FlagNoScript | engine.FlagStale
+	const sub = engine.FlagNoKeyspace | engine.FlagNoScript
+	return []*engine.Command{
+		{Name: "eval", Arity: -3, Flags: evalFlags | engine.FlagWriteTx, Handler: s.cmdEval},
+		{Name: "evalsha", Arity: -3, Flags: evalFlags | engine.FlagWriteTx, Handler: s.cmdEvalSHA},
+		{Name: "eval_ro", Arity: -3, Flags: evalFlags | engine.FlagReadonly, Handler: s.cmdEval},
+		{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | engine.FlagReadonly, Handler: s.cmdEvalSHA},
+		{Name: "script", Arity: -2, Subcommands: []*engine.Command{
+			{Name: "debug", Arity: 3, Flags: sub, Handler: s.cmdScriptDebug},
+			{Name: "exists", Arity: -3, Flags: sub, Handler: s.cmdScriptExists},
+			{Name: "flush", Arity: -2, Flags: sub, Handler: s.cmdScriptFlush},
+			{Name: "help", Arity: 2, Flags: engine.FlagNoKeyspace | engine.FlagLoading | engine.FlagStale, Handler: cmdScriptHelp},
+			{Name: "kill", Arity: 2, Flags: sub | engine.FlagAllowBusy, Handler: s.cmdScriptKill},
+			{Name: "load", Arity: 3, Flags: sub | engine.FlagStale, Handler: s.cmdScriptLoad},
+		}},
+	}
+}
+
+// Errors with Redis's wording.
+var (
+	errNoScript       = errors.New("NOSCRIPT No matching script. Please use EVAL.")
+	errKeysTooMany    = errors.New("ERR Number of keys can't be greater than number of args")
+	errKeysNegative   = errors.New("ERR Number of keys can't be negative")
+	errNotBusy        = errors.New("NOTBUSY No scripts in execution right now.")
+	errWriteFlagRO    = errors.New("ERR Can not execute a script with write flag using *_ro command.")
+	errFlushOption    = errors.New("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+	errDebugOption    = errors.New("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+	errDebugSupported = errors.New("ERR SCRIPT DEBUG is not supported by lockredis: only SCRIPT DEBUG NO")
+)
+
+func (s *Service) cmdEval(c *engine.Call) {
+	numkeys, ok := parseNumKeys(c)
+	if !ok {
+		return
+	}
+	sc, err := s.load(c.Args[1])
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	s.run(c, sc, numkeys)
+}
+
+func (s *Service) cmdEvalSHA(c *engine.Call) {
+	// Redis answers NOSCRIPT before looking at numkeys when the SHA cannot
+	// be one.
+	if len(c.Args[1]) != 40 {
+		c.Err(errNoScript)
+		return
+	}
+	numkeys, ok := parseNumKeys(c)
+	if !ok {
+		return
+	}
+	sc := s.lookup(c.Args[1])
+	if sc == nil {
+		c.Err(errNoScript)
+		return
+	}
+	s.run(c, sc, numkeys)
+}
+
+func parseNumKeys(c *engine.Call) (int, bool) {
+	n, ok := engine.ParseInt(c.Args[2])
+	switch {
+	case !ok:
+		c.Err(engine.ErrNotInteger)
+		return 0, false
+	case n > int64(len(c.Args)-3):
+		c.Err(errKeysTooMany)
+		return 0, false
+	case n < 0:
+		c.Err(errKeysNegative)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// run executes sc for c: keys are the numkeys arguments after numkeys.
+func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
+	readOnly := c.Cmd.Flags.Has(engine.FlagReadonly)
+	if readOnly && sc.shebang && !sc.noWrites {
+		c.Err(errWriteFlagRO)
+		return
+	}
+	v := s.acquire(c.Tx)
+	v.exec(c, sc, c.Args[3:3+numkeys], c.Args[3+numkeys:], readOnly || sc.noWrites)
+	s.release(v)
+}
+
+// acquire returns a Lua state for a script running in tx. A script that
+// holds the exclusive transaction is alone: it gets the primary state.
+// Read-only scripts share the keyspace and each need their own.
+func (s *Service) acquire(tx *engine.Tx) *vm {
+	if tx == nil || tx.Writable() {
+		return s.primary
+	}
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	if n := len(s.spare); n > 0 {
+		v := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return v
+	}
+	v := s.newVM()
+	s.all = append(s.all, v)
+	return v
+}
+
+func (s *Service) release(v *vm) {
+	if v == s.primary {
+		return
+	}
+	s.poolMu.Lock()
+	s.spare = append(s.spare, v)
+	s.poolMu.Unlock()
+}
+
+// lookup finds a cached script by SHA1, in any case.
+func (s *Service) lookup(sha []byte) *script {
+	var buf [40]byte
+	if len(sha) != len(buf) {
+		return nil
+	}
+	for i, ch := range sha {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		buf[i] = ch
+	}
+	s.mu.RLock()
+	sc := s.scripts[string(buf[:])]
+	s.mu.RUnlock()
+	return sc
+}
+
+// load returns the cached script with this source, compiling and caching
+// it the first time.
+func (s *Service) load(body []byte) (*script, error) {
+	s.mu.RLock()
+	sc := s.bodies[string(body)]
+	s.mu.RUnlock()
+	if sc != nil {
+		return sc, nil
+	}
+	sum := sha1.Sum(body)
+	sha := hex.EncodeToString(sum[:])
+	s.mu.RLock()
+	sc = s.scripts[sha]
+	s.mu.RUnlock()
+	if sc != nil {
+		return sc, nil
+	}
+	sc, err := compileScript(sha, string(body))
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if old := s.scripts[sha]; old != nil {
+		sc = old
+	} else {
+		s.scripts[sha] = sc
+		s.bodies[sc.body] = sc
+	}
+	s.mu.Unlock()
+	return sc, nil
+}
+
+// Flush empties the script cache (SCRIPT FLUSH).
+func (s *Service) Flush() {
+	s.mu.Lock()
+	s.scripts = make(map[string]*script)
+	s.bodies = make(map[string]*script)
+	s.gen.Add(1)
+	s.mu.Unlock()
+}
+
+// Kill stops every running script (SCRIPT KILL) and reports whether there
+// was one. Their writes are rolled back.
+func (s *Service) Kill() bool {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	killed := false
+	for _, v := range s.all {
+		if v.intr.kill() {
+			killed = true
+		}
+	}
+	return killed
+}
+
+func (s *Service) cmdScriptLoad(c *engine.Call) {
+	sc, err := s.load(c.Args[2])
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	c.W.BulkString(sc.sha)
+}
+
+func (s *Service) cmdScriptExists(c *engine.Call) {
+	shas := c.Args[2:]
+	c.W.Array(len(shas))
+	for _, sha := range shas {
+		if s.lookup(sha) != nil {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+	}
+}
+
+func (s *Service) cmdScriptFlush(c *engine.Call) {
+	switch {
+	case len(c.Args) == 2:
+	case len(c.Args) == 3 && (engine.EqualFold(c.Args[2], "sync") || engine.EqualFold(c.Args[2], "async")):
+	default:
+		c.Err(errFlushOption)
+		return
+	}
+	s.Flush()
+	c.OK()
+}
+
+func (s *Service) cmdScriptKill(c *engine.Call) {
+	if !s.Kill() {
+		c.Err(errNotBusy)
+		return
+	}
+	c.OK()
+}
+
+func (s *Service) cmdScriptDebug(c *engine.Call) {
+	switch {
+	case engine.EqualFold(c.Args[2], "no"):
+		c.OK()
+	case engine.EqualFold(c.Args[2], "yes"), engine.EqualFold(c.Args[2], "sync"):
+		c.Err(errDebugSupported)
+	default:
+		c.Err(errDebugOption)
+	}
+}
+
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdScriptHelp(c *engine.Call) {
+	c.W.Array(len(scriptHelp))
+	for _, line := range scriptHelp {
+		c.W.Status(line)
+	}
+}
+
+// Shebang flags Redis 7.0 accepts ("#!lua flags=no-writes,allow-oom").
+var shebangFlags = map[string]bool{
+	"no-writes": true, "allow-oom": true, "allow-stale": true,
+	"no-cluster": true, "allow-cross-slot-keys": true,
+}
+
+// parseShebang reads an optional "#!lua [flags=a,b]" first line. It
+// returns the length of that line (the newline stays in the code, so line
+// numbers do not move).
+func parseShebang(body string, sc *script) (int, error) {
+	if !strings.HasPrefix(body, "#!") {
+		return 0, nil
+	}
+	end := strings.IndexByte(body, '\n')
+	if end < 0 {
+		return 0, errors.New("ERR Invalid script shebang")
+	}
+	parts := strings.Fields(body[:end])
+	if len(parts) == 0 {
+		return 0, errors.New("ERR Invalid engine in script shebang")
+	}
+	if parts[0] != "#!lua" {
+		return 0, errors.New("ERR Unexpected engine in script shebang: " + parts[0])
+	}
+	sc.shebang = true
+	for _, p := range parts[1:] {
+		list, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return 0, errors.New("ERR Unknown lua shebang option: " + p)
+		}
+		if list == "" {
+			continue
+		}
+		for _, f := range strings.Split(list, ",") {
+			if !shebangFlags[f] {
+				return 0, errors.New("ERR Unexpected flag in script shebang: " + f)
+			}
+			if f == "no-writes" {
+				sc.noWrites = true
+			}
+		}
+	}
+	return end, nil
+}
+
+// compileScript parses the shebang and compiles the code, with Redis's
+// error texts.
+func compileScript(sha, body string) (*script, error) {
+	sc := &script{sha: sha, body: body}
+	skip, err := parseShebang(body, sc)
+	if err != nil {
+		return nil, err
+	}
+	proto, err := compile(body[skip:], scriptChunk)
+	if err != nil {
+		return nil, errors.New("ERR Error compiling script (new function): " + err.Error())
+	}
+	sc.proto = proto
+	return sc, nil
+}
