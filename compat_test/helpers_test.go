@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,6 +120,11 @@ func lockredisBinary(t testing.TB) string {
 func startBinary(t testing.TB, args ...string) string {
 	t.Helper()
 	bin := lockredisBinary(t)
+	if !slices.Contains(args, "--dir") {
+		// The state file goes to --dir: keep it out of the tree, and keep
+		// a killed test's "running" marker from fencing later tests.
+		args = append([]string{"--dir", t.TempDir()}, args...)
+	}
 	return startProcess(t, "lockredis", func(port int) *exec.Cmd {
 		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...)
 		return exec.Command(bin, all...)

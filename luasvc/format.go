@@ -39,7 +39,7 @@ func strFormat(L *lua.LState) int {
 		case 'c':
 			ch := byte(toInt(checkNumber(L, arg, "format")))
 			if ch != 0 { // C's sprintf result ends at the NUL
-				b = append(b, pad(string(ch), spec, false)...)
+				b = append(b, pad(string(ch), spec)...)
 			} else if spec.width > 1 && !spec.minus {
 				b = append(b, strings.Repeat(" ", spec.width-1)...)
 			}
@@ -56,7 +56,7 @@ func strFormat(L *lua.LState) int {
 		case 'e', 'E', 'f', 'g', 'G':
 			f := checkNumber(L, arg, "format")
 			if math.IsInf(f, 0) || math.IsNaN(f) {
-				b = append(b, pad(nonFinite(f, spec, conv), spec, false)...)
+				b = append(b, pad(nonFinite(f, spec, conv), spec)...)
 				break
 			}
 			if !spec.hasPrec {
@@ -75,7 +75,7 @@ func strFormat(L *lua.LState) int {
 			if spec.hasPrec && len(s) > spec.prec {
 				s = s[:spec.prec]
 			}
-			b = append(b, pad(s, spec, false)...)
+			b = append(b, pad(s, spec)...)
 		default:
 			raise(L, "invalid option '%%%c' to 'format'", conv)
 		}
@@ -173,7 +173,7 @@ func (sp fmtSpec) goFormat(verb byte) string {
 
 // pad applies width and the '-' flag to an already converted string (C
 // counts bytes, Go's fmt counts runes).
-func pad(s string, sp fmtSpec, _ bool) string {
+func pad(s string, sp fmtSpec) string {
 	if len(s) >= sp.width {
 		return s
 	}

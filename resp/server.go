@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,6 +272,14 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	now := time.Now()
 	cmd, err := eng.Table.Resolve(args)
 	if err != nil {
+		if engine.EqualFold(args[0], "exec") {
+			// Redis's execCommandAbort: a rejected EXEC discards the
+			// transaction and says why.
+			eng.Stats.ErrorReplies.Add(1)
+			eng.ResetTransaction(c.sess)
+			c.enc.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err.Error(), "ERR "))
+			return
+		}
 		c.reject(eng, err)
 		return
 	}

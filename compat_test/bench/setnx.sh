@@ -13,7 +13,7 @@ bin=$(mktemp -d)/lockredis
 go build -o "$bin" ./cmd/lockredis
 redis-server --port "$RPORT" --save '' --appendonly no --daemonize no --loglevel warning >/dev/null &
 rpid=$!
-"$bin" --port "$LPORT" --loglevel warning >/dev/null &
+"$bin" --port "$LPORT" --dir "$(dirname "$bin")" --loglevel warning >/dev/null &
 lpid=$!
 trap 'kill $rpid $lpid 2>/dev/null; wait 2>/dev/null' EXIT
 for p in $RPORT $LPORT; do
