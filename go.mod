@@ -6,6 +6,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2
+	github.com/yuin/gopher-lua v1.1.2
 )
 
 require (
@@ -16,5 +17,4 @@ require (
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
 )

@@ -315,6 +315,9 @@ func TestDiffMulti(t *testing.T) {
 			// are queued and fail inside EXEC.
 			A("MULTI", "SET k v FOO", "SET k2 v", "ZADD z NX XX 1 m", "LPOP l -1", "EXEC", "EXISTS k k2"),
 		)},
+		{"exec-arity-inside-multi", h4Script(
+			A("MULTI", "SET k v", "EXEC x", "EXEC", "EXISTS k"),
+		)},
 		{"nested-multi", h4Script(
 			A("MULTI", "MULTI", "SET k v", "EXEC", "GET k"),
 		)},

@@ -29,15 +29,15 @@ func connectionCommands() []*Command {
 	// script is busy, never from a script.
 	const preAuth = conn | FlagNoScript | FlagNoAuth | FlagAllowBusy
 	return []*Command{
-		// Redis 7.0 lists PING as only "fast"; FlagPubSub lets it run
+		// Redis 7.0 lists PING as only "fast"; FlagSubscribedOK lets it run
 		// while subscribed, and loading/stale are Redis's runtime checks.
-		{Name: "ping", Arity: -1, Flags: FlagFast | FlagPubSub | FlagNoKeyspace, Handler: cmdPing},
+		{Name: "ping", Arity: -1, Flags: FlagFast | FlagSubscribedOK | FlagNoKeyspace, Handler: cmdPing},
 		{Name: "echo", Arity: 2, Flags: conn, Handler: cmdEcho},
 		{Name: "select", Arity: 2, Flags: conn, Handler: cmdSelect},
-		{Name: "quit", Arity: -1, Flags: preAuth | FlagPubSub, Handler: cmdQuit},
+		{Name: "quit", Arity: -1, Flags: preAuth | FlagSubscribedOK, Handler: cmdQuit},
 		{Name: "auth", Arity: -2, Flags: preAuth, Handler: cmdAuth},
 		{Name: "hello", Arity: -1, Flags: preAuth, Handler: cmdHello},
-		{Name: "reset", Arity: 1, Flags: preAuth | FlagPubSub, Handler: cmdReset},
+		{Name: "reset", Arity: 1, Flags: preAuth | FlagSubscribedOK, Handler: cmdReset},
 	}
 }
 

@@ -113,7 +113,7 @@ func TestPingSubscribed(t *testing.T) {
 	// RESP3 subscribers get the plain reply.
 	te.s.SetProto(3)
 	te.run([]step{{cmd("PING"), "PONG"}})
-	if !te.Table.Get([]byte("ping")).Flags.Has(FlagPubSub) {
+	if !te.Table.Get([]byte("ping")).Flags.Has(FlagSubscribedOK) {
 		t.Error("PING must be allowed while subscribed")
 	}
 }

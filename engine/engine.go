@@ -192,7 +192,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
 	e.txPool.New = func() any {
-		return &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
+		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
+		tx.runFn = tx.run
+		return tx
 	}
 	if err := e.countKeys(); err != nil {
 		db.Close()
@@ -293,18 +295,25 @@ func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, 
 // unless the command touches no key.
 func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
 	e.Stats.Commands.Add(1)
-	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal"}
 	if cmd.Flags.Has(FlagNoKeyspace) {
+		c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal"}
 		cmd.Handler(&c)
 		return
 	}
-	e.Do(cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, func(tx *Tx) {
-		c.Tx = tx
-		if e.fenceRefuses(tx, cmd, args, w) { // restart fence (fence.go)
-			return
-		}
-		cmd.Handler(&c)
-	})
+	// The Call lives in the pooled Tx and the body is a plain function,
+	// so running a command allocates nothing here.
+	tx := e.txPool.Get().(*Tx)
+	tx.call = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal", Tx: tx}
+	e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
+}
+
+// runCall is the body of the transaction Run opens.
+func runCall(tx *Tx) {
+	c := &tx.call
+	if tx.e.fenceRefuses(tx, c.Cmd, c.Args, c.W) { // restart fence (fence.go)
+		return
+	}
+	c.Cmd.Handler(c)
 }
 
 // RunIn executes a resolved command inside an existing transaction (EXEC,
@@ -312,11 +321,13 @@ func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
 func (e *Engine) RunIn(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer) {
 	e.Stats.Commands.Add(1)
 	tx.DB = s.DB
-	c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
 	if e.fenceRefuses(tx, cmd, args, w) { // restart fence (fence.go)
 		return
 	}
-	cmd.Handler(&c)
+	c := tx.pushCall()
+	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
+	cmd.Handler(c)
+	tx.popCall()
 }
 
 // ErrPanic is reported when a command panicked; its writes were discarded.
@@ -326,51 +337,20 @@ var ErrPanic = errors.New("ERR internal error while running the command (it was 
 // shared otherwise. A panic in fn rolls the transaction back and is
 // re-raised after the engine lock is released.
 func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
-	tx := e.txPool.Get().(*Tx)
+	e.do(e.txPool.Get().(*Tx), write, db, fn)
+}
+
+func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	tx.write = write
 	tx.DB = db
-	var panicked any
-	// Persistence and fence bookkeeping (persist.go, fence.go): where the
-	// AOF ended before this commit, and the largest TTL it grants.
-	var mark aofMark
-	alwaysSync := write && e.persist != nil && e.persist.policy == FsyncAlways
-	var maxTTL int64
-	run := func(bt *buntdb.Tx) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				panicked = r
-				err = errRollback
-			}
-		}()
-		tx.bt = bt
-		tx.Now = e.Clock.Now()
-		tx.Ms = tx.Now.UnixMilli()
-		fn(tx)
-		if tx.rollback {
-			return errRollback
-		}
-		if write {
-			tx.notifyTouched()
-			for _, ent := range tx.expiring {
-				e.expiries.add(ent.at, ent.bkey)
-				maxTTL = max(maxTTL, ent.at-tx.Ms)
-			}
-			if alwaysSync {
-				mark = e.persist.mark()
-			}
-		}
-		if len(tx.after) > 0 {
-			// Number the transaction while it still holds the lock, so
-			// that effects run after commit in commit order.
-			tx.seq = e.afterSeq.Add(1)
-		}
-		return nil
-	}
+	tx.body = fn
+	// Persistence bookkeeping (persist.go): an fsync must cover this commit.
+	tx.alwaysSync = write && e.persist != nil && e.persist.policy == FsyncAlways
 	var err error
 	if write {
-		err = e.db.Update(run)
+		err = e.db.Update(tx.runFn)
 	} else {
-		err = e.db.View(run)
+		err = e.db.View(tx.runFn)
 	}
 	if err != nil && !errors.Is(err, errRollback) {
 		e.Logf("warning", "transaction failed: %v", err)
@@ -380,19 +360,55 @@ func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
 	}
 	e.commit(tx, err == nil)
 	if err == nil {
-		if maxTTL > 0 {
-			e.fence.grant(maxTTL, e.cfg.Logf) // durable before the reply
+		if tx.maxTTL > 0 {
+			e.fence.grant(tx.maxTTL, e.cfg.Logf) // durable before the reply
 		}
-		if alwaysSync && e.persist.changed(mark) {
+		if tx.alwaysSync && e.persist.changed(tx.mark) {
 			// Group commit: the reply waits for an fsync covering it.
 			e.persist.waitDurable()
 		}
 	}
+	panicked := tx.panicked
 	tx.reset()
 	e.txPool.Put(tx)
 	if panicked != nil {
 		panic(panicked)
 	}
+}
+
+// run is the buntdb transaction function of every Do; the Tx keeps it as a
+// method value (runFn) so that passing it allocates nothing.
+func (tx *Tx) run(bt *buntdb.Tx) (err error) {
+	e := tx.e
+	defer func() {
+		if r := recover(); r != nil {
+			tx.panicked = r
+			err = errRollback
+		}
+	}()
+	tx.bt = bt
+	tx.Now = e.Clock.Now()
+	tx.Ms = tx.Now.UnixMilli()
+	tx.body(tx)
+	if tx.rollback {
+		return errRollback
+	}
+	if tx.write {
+		tx.notifyTouched()
+		for _, ent := range tx.expiring {
+			e.expiries.add(ent.at, ent.bkey)
+			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
+		}
+		if tx.alwaysSync {
+			tx.mark = e.persist.mark() // where the AOF ends with this commit
+		}
+	}
+	if len(tx.after) > 0 {
+		// Number the transaction while it still holds the lock, so
+		// that effects run after commit in commit order.
+		tx.seq = e.afterSeq.Add(1)
+	}
+	return nil
 }
 
 // commit applies a finished transaction's effects: counters, and the

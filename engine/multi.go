@@ -54,6 +54,19 @@ func (s *Session) Queue(cmd *Command, args [][]byte) {
 	s.Multi.Store(int32(len(s.multi.queue)))
 }
 
+// QueueHas reports whether a queued command satisfies match.
+func (s *Session) QueueHas(match func(*Command) bool) bool {
+	if s.multi == nil {
+		return false
+	}
+	for _, q := range s.multi.queue {
+		if match(q.cmd) {
+			return true
+		}
+	}
+	return false
+}
+
 // FailMulti marks the transaction as failed: a command was rejected while
 // queuing, so EXEC will answer EXECABORT.
 func (s *Session) FailMulti() {

@@ -79,13 +79,15 @@ func stringIsInt(s string) (int64, bool) {
 }
 
 // ObjectEncoding is what OBJECT ENCODING replies for v. Strings are judged
-// by their content, as Redis encodes what SET, GETSET or INCR store: a
-// string that Redis built by APPEND or SETRANGE ("raw") or INCRBYFLOAT
-// ("embstr" even when integral) may say otherwise there.
+// by their content, as Redis encodes what SET, GETSET or INCR store, unless
+// APPEND or SETRANGE built them ("raw") or INCRBYFLOAT did (never "int").
 func ObjectEncoding(v Value) string {
 	switch v.Type {
 	case TypeString:
-		if _, ok := stringIsInt(v.Payload); ok {
+		if v.Enc == EncRaw {
+			return "raw"
+		}
+		if _, ok := stringIsInt(v.Payload); ok && v.Enc == EncNatural {
 			return "int"
 		}
 		if len(v.Payload) <= embstrSizeLimit {

@@ -26,6 +26,13 @@ type Writer interface {
 	Push(n int)                // out-of-band message; an array in RESP2
 }
 
+// Flusher is implemented by a Writer whose pending bytes can be handed on
+// before a command pushes something out of band: a SUBSCRIBE inside EXEC
+// confirms after the "*n" of EXEC's reply, not before it.
+type Flusher interface {
+	FlushPending()
+}
+
 // Errors with Redis's exact wording. Handlers reply with c.Err(err).
 var (
 	ErrSyntax          = errors.New("ERR syntax error")

@@ -120,13 +120,13 @@ func TestCommandFlags(t *testing.T) {
 		name      string
 		has, lack Flags
 	}{
-		{"ping", FlagNoKeyspace | FlagPubSub | FlagFast, FlagNoAuth | FlagNoScript},
+		{"ping", FlagNoKeyspace | FlagSubscribedOK | FlagFast, FlagNoAuth | FlagNoScript},
 		{"echo", FlagNoKeyspace | FlagFast, FlagNoAuth},
 		{"select", FlagNoKeyspace | FlagFast, FlagNoAuth},
-		{"quit", FlagNoKeyspace | FlagNoAuth | FlagNoScript | FlagPubSub, 0},
+		{"quit", FlagNoKeyspace | FlagNoAuth | FlagNoScript | FlagSubscribedOK, 0},
 		{"auth", FlagNoKeyspace | FlagNoAuth | FlagNoScript, FlagPubSub},
 		{"hello", FlagNoKeyspace | FlagNoAuth | FlagNoScript, 0},
-		{"reset", FlagNoKeyspace | FlagNoAuth | FlagNoScript | FlagPubSub, 0},
+		{"reset", FlagNoKeyspace | FlagNoAuth | FlagNoScript | FlagSubscribedOK, 0},
 		{"dbsize", FlagReadonly | FlagFast, FlagNoKeyspace | FlagWrite},
 		{"flushdb", FlagWrite, FlagNoKeyspace},
 		{"flushall", FlagWrite, FlagNoKeyspace},

@@ -325,6 +325,7 @@ func cmdAppend(c *Call) {
 		return
 	}
 	v.Payload += string(suffix)
+	v.Enc = EncRaw
 	c.Tx.Put(key, v)
 	c.W.Int(int64(len(v.Payload)))
 }
@@ -392,6 +393,7 @@ func incrDecr(c *Call, incr int64) {
 	cur += incr
 	v.Type = TypeString
 	v.Payload = strconv.FormatInt(cur, 10)
+	v.Enc = EncNatural
 	c.Tx.Put(key, v)
 	c.W.Int(cur)
 }
@@ -416,6 +418,7 @@ func cmdIncrByFloat(c *Call) {
 	}
 	v.Type = TypeString
 	v.Payload = sum
+	v.Enc = EncFloat
 	c.Tx.Put(key, v)
 	c.W.BulkString(sum)
 }
@@ -515,6 +518,7 @@ func cmdSetRange(c *Call) {
 	}
 	v.Type = TypeString
 	v.Payload = sb.String()
+	v.Enc = EncRaw
 	c.Tx.Put(key, v)
 	c.W.Int(int64(len(v.Payload)))
 }

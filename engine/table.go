@@ -13,7 +13,7 @@ const (
 	FlagReadonly                       // reads the keyspace only
 	FlagAdmin                          // server administration
 	FlagNoScript                       // refused inside EVAL
-	FlagPubSub                         // allowed while subscribed (RESP2)
+	FlagPubSub                         // a pub/sub command (COMMAND INFO's "pubsub")
 	FlagLoading                        // allowed while loading
 	FlagStale                          // allowed on a stale replica
 	FlagFast                           // O(1) or O(log n)
@@ -25,6 +25,7 @@ const (
 	FlagNoKeyspace                     // touches no key: runs without a keyspace transaction
 	FlagAllowBusy                      // allowed while a script runs too long
 	FlagWriteTx                        // needs an exclusive transaction without being a write command (EVAL, EXEC)
+	FlagSubscribedOK                   // allowed while subscribed in RESP2 (not a Redis flag)
 )
 
 var flagNames = []struct {

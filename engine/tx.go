@@ -32,6 +32,17 @@ type Tx struct {
 	seq      uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
+
+	// How Engine.do runs it (engine.go).
+	body       func(*Tx)
+	runFn      func(*buntdb.Tx) error // tx.run, bound once
+	call       Call                   // the command Engine.Run runs
+	nested     []*Call                // reused Calls of RunIn, by depth
+	depth      int
+	panicked   any
+	alwaysSync bool
+	mark       aofMark
+	maxTTL     int64
 }
 
 // errRollback makes buntdb discard the transaction.
@@ -54,6 +65,13 @@ func (tx *Tx) reset() {
 	tx.expired = 0
 	tx.seq = 0
 	tx.flushedAll = false
+	tx.body = nil
+	tx.call = Call{}
+	tx.depth = 0
+	tx.panicked = nil
+	tx.alwaysSync = false
+	tx.mark = aofMark{}
+	tx.maxTTL = 0
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = 0
 		tx.volDelta[i] = 0
@@ -64,6 +82,22 @@ func (tx *Tx) reset() {
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
 	tx.expiring = tx.expiring[:0]
+}
+
+// pushCall returns a Call for a command run inside this transaction, reused
+// across transactions; popCall releases it. Handlers do not keep their Call.
+func (tx *Tx) pushCall() *Call {
+	if tx.depth == len(tx.nested) {
+		tx.nested = append(tx.nested, new(Call))
+	}
+	c := tx.nested[tx.depth]
+	tx.depth++
+	return c
+}
+
+func (tx *Tx) popCall() {
+	tx.depth--
+	*tx.nested[tx.depth] = Call{}
 }
 
 // tmpKey is the buntdb key of key in db; valid until the next tmpKey call.

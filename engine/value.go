@@ -48,17 +48,46 @@ const (
 
 // Value is a decoded item. ExpireAt is unix milliseconds, 0 when the key
 // has no expiry. Payload is the type-specific encoding (a string's bytes).
+// Enc remembers how a string was built, for OBJECT ENCODING.
 type Value struct {
 	Type     Type
 	ExpireAt int64
 	Payload  string
+	Enc      StringEnc
 }
+
+// StringEnc is what Redis's encoding of a string depends on beyond its
+// content: APPEND and SETRANGE leave a "raw" string, INCRBYFLOAT an
+// "embstr" or "raw" one even when the result is an integer. Everything
+// else (SET, INCR...) is judged by content: int, embstr or raw.
+type StringEnc uint8
+
+const (
+	EncNatural StringEnc = iota
+	EncRaw
+	EncFloat
+)
+
+// A string's encoding hint rides in the type byte, so strings with a hint
+// are stored as these pseudo-types and decoded back to TypeString.
+const (
+	typeRawString   = 'r'
+	typeFloatString = 'f'
+)
 
 func encodeValue(v Value) string {
 	var sb strings.Builder
 	sb.Grow(headerLen + len(v.Payload))
 	var h [headerLen]byte
 	h[0] = byte(v.Type)
+	if v.Type == TypeString {
+		switch v.Enc {
+		case EncRaw:
+			h[0] = typeRawString
+		case EncFloat:
+			h[0] = typeFloatString
+		}
+	}
 	exp := uint64(noExpire)
 	if v.ExpireAt > 0 {
 		exp = uint64(v.ExpireAt)
@@ -73,7 +102,14 @@ func decodeValue(s string) Value {
 	if len(s) < headerLen {
 		return Value{Type: TypeString}
 	}
-	return Value{Type: Type(s[0]), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
+	v := Value{Type: Type(s[0]), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
+	switch v.Type {
+	case typeRawString:
+		v.Type, v.Enc = TypeString, EncRaw
+	case typeFloatString:
+		v.Type, v.Enc = TypeString, EncFloat
+	}
+	return v
 }
 
 // expireAtOf reads only the expiry of an encoded value.

@@ -72,13 +72,6 @@ func checkNumber(L *lua.LState, n int, fname string) float64 {
 	return f
 }
 
-func optNumber(L *lua.LState, n int, fname string, def float64) float64 {
-	if L.Get(n) == lua.LNil {
-		return def
-	}
-	return checkNumber(L, n, fname)
-}
-
 // toInt is lua_Number -> lua_Integer: truncation, like the C cast on
 // x86-64.
 func toInt(f float64) int {

@@ -11,7 +11,7 @@ import (
 // publisher.
 func Register(e *engine.Engine, h *Hub) {
 	e.SetPublisher(h)
-	const sub = engine.FlagPubSub | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace
+	const sub = engine.FlagPubSub | engine.FlagSubscribedOK | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace
 	const pub = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale | engine.FlagFast | engine.FlagMayReplicate | engine.FlagNoKeyspace
 	e.Register(
 		&engine.Command{Name: "subscribe", Arity: -2, Flags: sub, Handler: h.subscribeCmd(kindChannel, "subscribe")},
@@ -44,6 +44,9 @@ func (h *Hub) subscribeCmd(k kind, verb string) engine.Handler {
 			c.Err(ErrNoPush)
 			return
 		}
+		if f, ok := c.W.(engine.Flusher); ok {
+			f.FlushPending() // EXEC's "*n" goes out before the confirmations
+		}
 		// The confirmation is queued under the hub lock together with the
 		// subscription, so no message on the channel can overtake it.
 		for _, arg := range c.Args[1:] {
@@ -61,12 +64,25 @@ func (h *Hub) unsubscribeCmd(k kind, verb string) engine.Handler {
 	return func(c *engine.Call) {
 		s := h.subscriberOf(c.S)
 		if s == nil {
-			// Never subscribed: Redis still answers, with a nil name.
-			c.W.Array(3)
-			c.W.BulkString(verb)
-			c.W.Null()
-			c.W.Int(int64(c.S.Sub.Load() + c.S.PSub.Load()))
+			// Never subscribed: Redis still confirms each name (or one
+			// nil), with a count of 0.
+			if len(c.Args) == 1 {
+				c.W.Array(3)
+				c.W.BulkString(verb)
+				c.W.Null()
+				c.W.Int(0)
+				return
+			}
+			for _, name := range c.Args[1:] {
+				c.W.Array(3)
+				c.W.BulkString(verb)
+				c.W.Bulk(name)
+				c.W.Int(0)
+			}
 			return
+		}
+		if f, ok := c.W.(engine.Flusher); ok {
+			f.FlushPending()
 		}
 		h.mu.Lock()
 		names := make([]string, 0, len(c.Args)-1)
@@ -122,7 +138,7 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 func (h *Hub) pubsubChannels(k kind) engine.Handler {
 	return func(c *engine.Call) {
 		if len(c.Args) > 3 {
-			c.Err(engine.ErrArity(c.Cmd.FullName))
+			c.Errf("ERR unknown subcommand or wrong number of arguments for '%s'. Try PUBSUB HELP.", c.Args[1])
 			return
 		}
 		var pattern []byte

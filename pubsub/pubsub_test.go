@@ -315,3 +315,27 @@ func TestUnlockScriptWakesWaiter(t *testing.T) {
 		t.Fatalf("lock owner: %q", got)
 	}
 }
+
+// One SUBSCRIBE of many channels confirms them in order, byte for byte,
+// while the subscriber's writer is draining the queue concurrently.
+func TestManyConfirmationsInOrder(t *testing.T) {
+	srv := lockredis.RunT(t)
+	for round := 0; round < 5; round++ {
+		c := dial(t, srv.Addr())
+		args := []string{"SUBSCRIBE"}
+		var want strings.Builder
+		for j := 0; j < 2000; j++ {
+			ch := fmt.Sprintf("lock:{%d}:%d", round, j)
+			args = append(args, ch)
+			want.WriteString(arr(bulk("subscribe"), bulk(ch), num(j+1)))
+		}
+		c.send(args...)
+		var got strings.Builder
+		for j := 0; j < 2000; j++ {
+			got.WriteString(c.read())
+		}
+		if got.String() != want.String() {
+			t.Fatalf("round %d: confirmations out of order", round)
+		}
+	}
+}

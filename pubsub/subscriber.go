@@ -121,7 +121,13 @@ func (s *Subscriber) writer() {
 			return
 		}
 		buf := s.out
-		s.out = s.spare[:0]
+		if len(buf) > 0 {
+			// Double buffering: appends go to the spare while buf is
+			// written. spare is cleared so that it can never be handed
+			// out twice (buf and out must not share an array).
+			s.out = s.spare[:0]
+			s.spare = nil
+		}
 		s.mu.Unlock()
 		if len(buf) > 0 {
 			_, err := s.w.Write(buf)
@@ -177,6 +183,19 @@ func (s *Subscriber) Close() {
 	}
 	s.closeConn()
 	<-s.done
+}
+
+// UnsubscribeAll drops every subscription without confirming them (RESET).
+func (s *Subscriber) UnsubscribeAll() {
+	h := s.hub
+	h.mu.Lock()
+	for k := range s.subs {
+		for name := range s.subs[k] {
+			h.unsub(s, kind(k), name)
+		}
+	}
+	h.mu.Unlock()
+	s.publishCounts()
 }
 
 // count is the number Redis reports in (un)subscribe replies: channels

@@ -154,6 +154,11 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	gc.sess = sess
 	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
 	sess.Close = func() { gc.Conn.Close() }
+	sess.OnReset = func() {
+		if c.sub != nil {
+			c.sub.UnsubscribeAll() // RESET leaves subscribed mode
+		}
+	}
 	rc.SetContext(c)
 	s.mu.Lock()
 	s.clients[c] = struct{}{}
@@ -272,25 +277,17 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	now := time.Now()
 	cmd, err := eng.Table.Resolve(args)
 	if err != nil {
-		if engine.EqualFold(args[0], "exec") {
-			// Redis's execCommandAbort: a rejected EXEC discards the
-			// transaction and says why.
-			eng.Stats.ErrorReplies.Add(1)
-			eng.ResetTransaction(c.sess)
-			c.enc.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err.Error(), "ERR "))
-			return
-		}
-		c.reject(eng, err)
+		c.reject(eng, err, engine.EqualFold(args[0], "exec"))
 		return
 	}
 	c.sess.Touch(cmd.FullName, now)
 	if eng.NeedsAuth(c.sess) && !cmd.Flags.Has(engine.FlagNoAuth) {
-		c.reject(eng, engine.ErrNoAuth)
+		c.reject(eng, engine.ErrNoAuth, cmd.FullName == "exec")
 		return
 	}
-	if c.sess.Proto == 2 && !cmd.Flags.Has(engine.FlagPubSub) &&
+	if c.sess.Proto == 2 && !cmd.Flags.Has(engine.FlagSubscribedOK) &&
 		c.sess.Sub.Load()+c.sess.PSub.Load()+c.sess.SSub.Load() > 0 {
-		c.reject(eng, fmt.Errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.FullName))
+		c.reject(eng, fmt.Errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.FullName), cmd.FullName == "exec")
 		return
 	}
 	if c.sess.InMulti() && !engine.IsMultiControl(cmd) {
@@ -300,16 +297,22 @@ func (s *Server) dispatch(c *client, args [][]byte) {
 	}
 	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
 	eng.WaitPause(cmd, s.closing)
-	if c.dc == nil && s.opts.Hub != nil && isSubscribe(cmd.FullName) {
+	if c.dc == nil && s.opts.Hub != nil && needsDetach(c.sess, cmd) {
 		s.detach(c)
 	}
 	eng.Run(c.sess, cmd, args, &c.enc)
 }
 
 // reject answers a command refused before it ran; inside MULTI that also
-// dooms the transaction (EXECABORT), as in Redis.
-func (c *client) reject(eng *engine.Engine, err error) {
+// dooms the transaction (EXECABORT), as in Redis. A refused EXEC itself
+// discards the transaction and says why (Redis's execCommandAbort).
+func (c *client) reject(eng *engine.Engine, err error, isExec bool) {
 	eng.Stats.ErrorReplies.Add(1)
+	if isExec {
+		eng.ResetTransaction(c.sess)
+		c.enc.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err.Error(), "ERR "))
+		return
+	}
 	c.sess.FailMulti()
 	c.enc.Error(err.Error())
 }

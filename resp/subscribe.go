@@ -1,5 +1,7 @@
 package resp
 
+import "github.com/lockredis/lockredis/engine"
+
 // Subscribing detaches a connection from redcon's loop: from then on a
 // goroutine of ours reads its commands and every reply goes through the
 // pubsub.Subscriber's queue, in order with the messages.
@@ -22,6 +24,16 @@ func (s *Server) detach(c *client) {
 	// still in redcon's buffer: send them first.
 	c.dc.Flush()
 	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
+	c.enc.flush = c.sub.Send
+}
+
+// needsDetach reports whether cmd will subscribe: itself, or as EXEC of a
+// queue holding a subscribe.
+func needsDetach(sess *engine.Session, cmd *engine.Command) bool {
+	if isSubscribe(cmd.FullName) {
+		return true
+	}
+	return cmd.FullName == "exec" && sess.QueueHas(func(q *engine.Command) bool { return isSubscribe(q.FullName) })
 }
 
 // serveDetached reads and runs the commands of a detached connection until

@@ -13,6 +13,18 @@ import (
 type Encoder struct {
 	Buf   []byte
 	Proto int // 2 or 3
+	// flush, when set, takes the pending bytes (a subscribed connection
+	// queues them with its messages); see FlushPending.
+	flush func([]byte)
+}
+
+// FlushPending hands the bytes encoded so far to the connection's queue,
+// so that a push written next cannot overtake them.
+func (e *Encoder) FlushPending() {
+	if e.flush != nil && len(e.Buf) > 0 {
+		e.flush(e.Buf)
+		e.Buf = e.Buf[:0]
+	}
 }
 
 var _ engine.Writer = (*Encoder)(nil)

@@ -73,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
 	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
 	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
-	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before it is stopped and rolled back")
+	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before it is stopped and rolled back (0: no limit)")
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
@@ -142,7 +142,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		Databases:    cfg.databases,
 		MaxClients:   cfg.maxclients,
 		Logf:         logf,
-		LuaTimeLimit: time.Duration(cfg.luaTimeLimit) * time.Millisecond,
+		LuaTimeLimit: luaTimeLimit(cfg.luaTimeLimit),
 		// Persistence and the restart fence (engine/persist.go, fence.go).
 		Dir:            cfg.dir,
 		AppendOnly:     cfg.appendonly == "yes",
@@ -189,6 +189,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("notice", "lockredis is now ready to exit, bye bye...")
 	return 0
+}
+
+// luaTimeLimit turns --lua-time-limit (ms) into luasvc's option, where 0
+// means the default: 0 on the command line means no limit, as in Redis.
+func luaTimeLimit(ms int) time.Duration {
+	if ms == 0 {
+		return -1
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 func validate(cfg *config) error {

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkSetNXPX is the lock-acquire command through the command table,
+// as a connection runs it (without the network).
+func BenchmarkSetNXPX(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s := NewSession("normal")
+	keys := make([][]byte, 100000)
+	for i := range keys {
+		keys[i] = []byte("lock:" + strconv.Itoa(i))
+	}
+	args := [][]byte{[]byte("SET"), nil, []byte("tok"), []byte("NX"), []byte("PX"), []byte("30000")}
+	var rec Recorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		args[1] = keys[i%len(keys)]
+		cmd, _ := e.Table.Resolve(args)
+		rec.Reset()
+		e.Run(s, cmd, args, &rec)
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s := NewSession("normal")
+	args := [][]byte{[]byte("GET"), []byte("lock:1")}
+	var rec Recorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd, _ := e.Table.Resolve(args)
+		rec.Reset()
+		e.Run(s, cmd, args, &rec)
+	}
+}
