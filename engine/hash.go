@@ -16,7 +16,6 @@ var (
 	errIncrNaNOrInf   = errors.New("ERR value is NaN or Infinity")
 	errOutOfRange     = errors.New("ERR value is out of range")
 	errMustBePositive = errors.New("ERR value is out of range, must be positive")
-	errCursor         = errors.New("ERR invalid cursor")
 	errRangeLong      = errors.New("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 )
 
@@ -26,24 +25,23 @@ func hashCommands() []*Command {
 		rf    = FlagReadonly | FlagFast
 		slowR = FlagReadonly
 	)
-	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
 	return []*Command{
-		key(&Command{Name: "hset", Arity: -4, Flags: w, Handler: cmdHset}),
-		key(&Command{Name: "hmset", Arity: -4, Flags: w, Handler: cmdHset}),
-		key(&Command{Name: "hsetnx", Arity: 4, Flags: w, Handler: cmdHsetnx}),
-		key(&Command{Name: "hget", Arity: 3, Flags: rf, Handler: cmdHget}),
-		key(&Command{Name: "hmget", Arity: -3, Flags: rf, Handler: cmdHmget}),
-		key(&Command{Name: "hdel", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdHdel}),
-		key(&Command{Name: "hexists", Arity: 3, Flags: rf, Handler: cmdHexists}),
-		key(&Command{Name: "hincrby", Arity: 4, Flags: w, Handler: cmdHincrby}),
-		key(&Command{Name: "hincrbyfloat", Arity: 4, Flags: w, Handler: cmdHincrbyfloat}),
-		key(&Command{Name: "hlen", Arity: 2, Flags: rf, Handler: cmdHlen}),
-		key(&Command{Name: "hstrlen", Arity: 3, Flags: rf, Handler: cmdHstrlen}),
-		key(&Command{Name: "hkeys", Arity: 2, Flags: slowR, Handler: cmdHkeys}),
-		key(&Command{Name: "hvals", Arity: 2, Flags: slowR, Handler: cmdHvals}),
-		key(&Command{Name: "hgetall", Arity: 2, Flags: slowR, Handler: cmdHgetall}),
-		key(&Command{Name: "hrandfield", Arity: -2, Flags: slowR, Handler: cmdHrandfield}),
-		key(&Command{Name: "hscan", Arity: -3, Flags: slowR, Handler: cmdHscan}),
+		oneKey(&Command{Name: "hset", Arity: -4, Flags: w, Handler: cmdHset}),
+		oneKey(&Command{Name: "hmset", Arity: -4, Flags: w, Handler: cmdHset}),
+		oneKey(&Command{Name: "hsetnx", Arity: 4, Flags: w, Handler: cmdHsetnx}),
+		oneKey(&Command{Name: "hget", Arity: 3, Flags: rf, Handler: cmdHget}),
+		oneKey(&Command{Name: "hmget", Arity: -3, Flags: rf, Handler: cmdHmget}),
+		oneKey(&Command{Name: "hdel", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdHdel}),
+		oneKey(&Command{Name: "hexists", Arity: 3, Flags: rf, Handler: cmdHexists}),
+		oneKey(&Command{Name: "hincrby", Arity: 4, Flags: w, Handler: cmdHincrby}),
+		oneKey(&Command{Name: "hincrbyfloat", Arity: 4, Flags: w, Handler: cmdHincrbyfloat}),
+		oneKey(&Command{Name: "hlen", Arity: 2, Flags: rf, Handler: cmdHlen}),
+		oneKey(&Command{Name: "hstrlen", Arity: 3, Flags: rf, Handler: cmdHstrlen}),
+		oneKey(&Command{Name: "hkeys", Arity: 2, Flags: slowR, Handler: cmdHkeys}),
+		oneKey(&Command{Name: "hvals", Arity: 2, Flags: slowR, Handler: cmdHvals}),
+		oneKey(&Command{Name: "hgetall", Arity: 2, Flags: slowR, Handler: cmdHgetall}),
+		oneKey(&Command{Name: "hrandfield", Arity: -2, Flags: slowR, Handler: cmdHrandfield}),
+		oneKey(&Command{Name: "hscan", Arity: -3, Flags: slowR, Handler: cmdHscan}),
 	}
 }
 
@@ -431,7 +429,7 @@ func cmdHrandfield(c *Call) {
 func cmdHscan(c *Call) {
 	cursor, ok := parseScanCursor(c.Args[2])
 	if !ok {
-		c.Err(errCursor)
+		c.Err(errScanCursor)
 		return
 	}
 	h, _, err := loadHash(c.Tx, c.Args[1], true)

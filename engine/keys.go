@@ -26,8 +26,7 @@ func keyCommands() []*Command {
 }
 
 var (
-	errSameObject  = replyError("ERR source and destination objects are the same")
-	errIntArgRange = replyError("ERR value is out of range, value must between -2147483648 and 2147483647")
+	errSameObject = replyError("ERR source and destination objects are the same")
 )
 
 // lookupRead is Redis's lookupKeyRead: a read of key by a read command,
@@ -149,7 +148,7 @@ func parseDB(c *Call, arg []byte) (int, error) {
 		return 0, ErrNotInteger
 	}
 	if n < math.MinInt32 || n > math.MaxInt32 { // getIntFromObjectOrReply
-		return 0, errIntArgRange
+		return 0, errIntRange
 	}
 	if n < 0 || n >= int64(c.E.Databases()) {
 		return 0, ErrDBIndex

@@ -20,25 +20,23 @@ func listCommands() []*Command {
 		w  = FlagWrite | FlagDenyOOM
 		rf = FlagReadonly | FlagFast
 	)
-	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
-	twoKeys := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 2, 1; return c }
 	return []*Command{
-		key(&Command{Name: "lpush", Arity: -3, Flags: w | FlagFast, Handler: cmdLpush}),
-		key(&Command{Name: "rpush", Arity: -3, Flags: w | FlagFast, Handler: cmdRpush}),
-		key(&Command{Name: "lpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdLpushx}),
-		key(&Command{Name: "rpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdRpushx}),
-		key(&Command{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdLpop}),
-		key(&Command{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdRpop}),
-		key(&Command{Name: "lindex", Arity: 3, Flags: FlagReadonly, Handler: cmdLindex}),
-		key(&Command{Name: "llen", Arity: 2, Flags: rf, Handler: cmdLlen}),
-		key(&Command{Name: "lrange", Arity: 4, Flags: FlagReadonly, Handler: cmdLrange}),
-		key(&Command{Name: "lrem", Arity: 4, Flags: FlagWrite, Handler: cmdLrem}),
-		key(&Command{Name: "lset", Arity: 4, Flags: w, Handler: cmdLset}),
-		key(&Command{Name: "ltrim", Arity: 4, Flags: FlagWrite, Handler: cmdLtrim}),
-		key(&Command{Name: "linsert", Arity: 5, Flags: w, Handler: cmdLinsert}),
-		key(&Command{Name: "lpos", Arity: -3, Flags: FlagReadonly, Handler: cmdLpos}),
-		twoKeys(&Command{Name: "lmove", Arity: 5, Flags: w, Handler: cmdLmove}),
-		twoKeys(&Command{Name: "rpoplpush", Arity: 3, Flags: w, Handler: cmdRpoplpush}),
+		oneKey(&Command{Name: "lpush", Arity: -3, Flags: w | FlagFast, Handler: cmdLpush}),
+		oneKey(&Command{Name: "rpush", Arity: -3, Flags: w | FlagFast, Handler: cmdRpush}),
+		oneKey(&Command{Name: "lpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdLpushx}),
+		oneKey(&Command{Name: "rpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdRpushx}),
+		oneKey(&Command{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdLpop}),
+		oneKey(&Command{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdRpop}),
+		oneKey(&Command{Name: "lindex", Arity: 3, Flags: FlagReadonly, Handler: cmdLindex}),
+		oneKey(&Command{Name: "llen", Arity: 2, Flags: rf, Handler: cmdLlen}),
+		oneKey(&Command{Name: "lrange", Arity: 4, Flags: FlagReadonly, Handler: cmdLrange}),
+		oneKey(&Command{Name: "lrem", Arity: 4, Flags: FlagWrite, Handler: cmdLrem}),
+		oneKey(&Command{Name: "lset", Arity: 4, Flags: w, Handler: cmdLset}),
+		oneKey(&Command{Name: "ltrim", Arity: 4, Flags: FlagWrite, Handler: cmdLtrim}),
+		oneKey(&Command{Name: "linsert", Arity: 5, Flags: w, Handler: cmdLinsert}),
+		oneKey(&Command{Name: "lpos", Arity: -3, Flags: FlagReadonly, Handler: cmdLpos}),
+		keys(1, 2, 1, &Command{Name: "lmove", Arity: 5, Flags: w, Handler: cmdLmove}),
+		keys(1, 2, 1, &Command{Name: "rpoplpush", Arity: 3, Flags: w, Handler: cmdRpoplpush}),
 	}
 }
 

@@ -14,15 +14,14 @@ var errFreqNoLFU = errors.New("ERR An LFU maxmemory policy is not selected, acce
 
 func objectCommands() []*Command {
 	const ro = FlagReadonly
-	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 2, 2, 1; return c }
 	return []*Command{{
 		Name: "object", Arity: -2, Flags: FlagNoKeyspace,
 		Subcommands: []*Command{
 			{Name: "help", Arity: 2, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdObjectHelp},
-			key(&Command{Name: "encoding", Arity: 3, Flags: ro, Handler: cmdObjectEncoding}),
-			key(&Command{Name: "refcount", Arity: 3, Flags: ro, Handler: cmdObjectRefcount}),
-			key(&Command{Name: "idletime", Arity: 3, Flags: ro, Handler: cmdObjectIdletime}),
-			key(&Command{Name: "freq", Arity: 3, Flags: ro, Handler: cmdObjectFreq}),
+			keys(2, 2, 1, &Command{Name: "encoding", Arity: 3, Flags: ro, Handler: cmdObjectEncoding}),
+			keys(2, 2, 1, &Command{Name: "refcount", Arity: 3, Flags: ro, Handler: cmdObjectRefcount}),
+			keys(2, 2, 1, &Command{Name: "idletime", Arity: 3, Flags: ro, Handler: cmdObjectIdletime}),
+			keys(2, 2, 1, &Command{Name: "freq", Arity: 3, Flags: ro, Handler: cmdObjectFreq}),
 		},
 	}}
 }

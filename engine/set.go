@@ -6,18 +6,17 @@ import "math/rand/v2"
 
 func setCommands() []*Command {
 	const rf = FlagReadonly | FlagFast
-	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
 	return []*Command{
-		key(&Command{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdSadd}),
-		key(&Command{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdSrem}),
-		key(&Command{Name: "sismember", Arity: 3, Flags: rf, Handler: cmdSismember}),
-		key(&Command{Name: "smismember", Arity: -3, Flags: rf, Handler: cmdSmismember}),
-		key(&Command{Name: "smembers", Arity: 2, Flags: FlagReadonly, Handler: cmdSmembers}),
-		key(&Command{Name: "scard", Arity: 2, Flags: rf, Handler: cmdScard}),
-		key(&Command{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdSpop}),
-		key(&Command{Name: "srandmember", Arity: -2, Flags: FlagReadonly, Handler: cmdSrandmember}),
+		oneKey(&Command{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdSadd}),
+		oneKey(&Command{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdSrem}),
+		oneKey(&Command{Name: "sismember", Arity: 3, Flags: rf, Handler: cmdSismember}),
+		oneKey(&Command{Name: "smismember", Arity: -3, Flags: rf, Handler: cmdSmismember}),
+		oneKey(&Command{Name: "smembers", Arity: 2, Flags: FlagReadonly, Handler: cmdSmembers}),
+		oneKey(&Command{Name: "scard", Arity: 2, Flags: rf, Handler: cmdScard}),
+		oneKey(&Command{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdSpop}),
+		oneKey(&Command{Name: "srandmember", Arity: -2, Flags: FlagReadonly, Handler: cmdSrandmember}),
 		{Name: "smove", Arity: 4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdSmove},
-		key(&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, Handler: cmdSscan}),
+		oneKey(&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, Handler: cmdSscan}),
 	}
 }
 
@@ -273,7 +272,7 @@ func cmdSmove(c *Call) {
 func cmdSscan(c *Call) {
 	cursor, ok := parseScanCursor(c.Args[2])
 	if !ok {
-		c.Err(errCursor)
+		c.Err(errScanCursor)
 		return
 	}
 	s, _, err := loadSet(c.Tx, c.Args[1], true)

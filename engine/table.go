@@ -85,6 +85,16 @@ type Command struct {
 	subs     map[string]*Command
 }
 
+// keys sets a command's key positions (first, last, step) for COMMAND
+// INFO and GETKEYS, and returns it.
+func keys(first, last, step int, c *Command) *Command {
+	c.FirstKey, c.LastKey, c.Step = first, last, step
+	return c
+}
+
+// oneKey marks the usual single key at position 1.
+func oneKey(c *Command) *Command { return keys(1, 1, 1, c) }
+
 // Table is the command table.
 type Table struct {
 	cmds map[string]*Command

@@ -28,31 +28,30 @@ func zsetCommands() []*Command {
 		rf = FlagReadonly | FlagFast
 		r  = FlagReadonly
 	)
-	key := func(c *Command) *Command { c.FirstKey, c.LastKey, c.Step = 1, 1, 1; return c }
 	return []*Command{
-		key(&Command{Name: "zadd", Arity: -4, Flags: w, Handler: cmdZadd}),
-		key(&Command{Name: "zincrby", Arity: 4, Flags: w, Handler: cmdZincrby}),
-		key(&Command{Name: "zscore", Arity: 3, Flags: rf, Handler: cmdZscore}),
-		key(&Command{Name: "zmscore", Arity: -3, Flags: rf, Handler: cmdZmscore}),
-		key(&Command{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdZrem}),
-		key(&Command{Name: "zcard", Arity: 2, Flags: rf, Handler: cmdZcard}),
-		key(&Command{Name: "zcount", Arity: 4, Flags: rf, Handler: cmdZcount}),
-		key(&Command{Name: "zlexcount", Arity: 4, Flags: rf, Handler: cmdZlexcount}),
-		key(&Command{Name: "zrange", Arity: -4, Flags: r, Handler: cmdZrange}),
-		key(&Command{Name: "zrangebyscore", Arity: -4, Flags: r, Handler: cmdZrangebyscore}),
-		key(&Command{Name: "zrevrangebyscore", Arity: -4, Flags: r, Handler: cmdZrevrangebyscore}),
-		key(&Command{Name: "zrevrange", Arity: -4, Flags: r, Handler: cmdZrevrange}),
-		key(&Command{Name: "zrangebylex", Arity: -4, Flags: r, Handler: cmdZrangebylex}),
-		key(&Command{Name: "zrevrangebylex", Arity: -4, Flags: r, Handler: cmdZrevrangebylex}),
-		key(&Command{Name: "zrank", Arity: 3, Flags: rf, Handler: cmdZrank}),
-		key(&Command{Name: "zrevrank", Arity: 3, Flags: rf, Handler: cmdZrevrank}),
-		key(&Command{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyscore}),
-		key(&Command{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyrank}),
-		key(&Command{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebylex}),
-		key(&Command{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmin}),
-		key(&Command{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmax}),
-		key(&Command{Name: "zrandmember", Arity: -2, Flags: r, Handler: cmdZrandmember}),
-		key(&Command{Name: "zscan", Arity: -3, Flags: r, Handler: cmdZscan}),
+		oneKey(&Command{Name: "zadd", Arity: -4, Flags: w, Handler: cmdZadd}),
+		oneKey(&Command{Name: "zincrby", Arity: 4, Flags: w, Handler: cmdZincrby}),
+		oneKey(&Command{Name: "zscore", Arity: 3, Flags: rf, Handler: cmdZscore}),
+		oneKey(&Command{Name: "zmscore", Arity: -3, Flags: rf, Handler: cmdZmscore}),
+		oneKey(&Command{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdZrem}),
+		oneKey(&Command{Name: "zcard", Arity: 2, Flags: rf, Handler: cmdZcard}),
+		oneKey(&Command{Name: "zcount", Arity: 4, Flags: rf, Handler: cmdZcount}),
+		oneKey(&Command{Name: "zlexcount", Arity: 4, Flags: rf, Handler: cmdZlexcount}),
+		oneKey(&Command{Name: "zrange", Arity: -4, Flags: r, Handler: cmdZrange}),
+		oneKey(&Command{Name: "zrangebyscore", Arity: -4, Flags: r, Handler: cmdZrangebyscore}),
+		oneKey(&Command{Name: "zrevrangebyscore", Arity: -4, Flags: r, Handler: cmdZrevrangebyscore}),
+		oneKey(&Command{Name: "zrevrange", Arity: -4, Flags: r, Handler: cmdZrevrange}),
+		oneKey(&Command{Name: "zrangebylex", Arity: -4, Flags: r, Handler: cmdZrangebylex}),
+		oneKey(&Command{Name: "zrevrangebylex", Arity: -4, Flags: r, Handler: cmdZrevrangebylex}),
+		oneKey(&Command{Name: "zrank", Arity: 3, Flags: rf, Handler: cmdZrank}),
+		oneKey(&Command{Name: "zrevrank", Arity: 3, Flags: rf, Handler: cmdZrevrank}),
+		oneKey(&Command{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyscore}),
+		oneKey(&Command{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyrank}),
+		oneKey(&Command{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebylex}),
+		oneKey(&Command{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmin}),
+		oneKey(&Command{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmax}),
+		oneKey(&Command{Name: "zrandmember", Arity: -2, Flags: r, Handler: cmdZrandmember}),
+		oneKey(&Command{Name: "zscan", Arity: -3, Flags: r, Handler: cmdZscan}),
 	}
 }
 
@@ -1108,7 +1107,7 @@ func cmdZrandmember(c *Call) {
 func cmdZscan(c *Call) {
 	cursor, ok := parseScanCursor(c.Args[2])
 	if !ok {
-		c.Err(errCursor)
+		c.Err(errScanCursor)
 		return
 	}
 	z, _, err := loadZset(c.Tx, c.Args[1], true)
