@@ -3,7 +3,12 @@ module github.com/lockredis/lockredis/compat_test
 go 1.23
 
 require (
+	github.com/MaricoHan/redisson v1.0.1
+	github.com/bsm/redislock v0.9.4
+	github.com/cheerego/go-redisson v0.0.6
+	github.com/go-redis/redis/v8 v8.11.5
 	github.com/go-redsync/redsync/v4 v4.13.0
+	github.com/gomodule/redigo v1.9.2
 	github.com/lockredis/lockredis v0.0.0
 	github.com/redis/go-redis/v9 v9.17.2
 )
@@ -13,6 +18,10 @@ require (
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	github.com/orcaman/concurrent-map v1.0.0 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/satori/go.uuid v1.2.0 // indirect
+	github.com/segmentio/ksuid v1.0.4 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect
 	github.com/tidwall/buntdb v1.3.2 // indirect
 	github.com/tidwall/gjson v1.14.3 // indirect

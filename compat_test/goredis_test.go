@@ -83,17 +83,18 @@ func token(t *testing.T) string {
 	return hex.EncodeToString(b)
 }
 
-// release deletes key if it still holds tok: GET, compare, DEL. (Not
-// atomic; the Lua compare-and-delete comes with EVAL.)
+// releaseScript is the compare-and-delete release every Redis lock guide
+// gives: only the owner's token deletes the key, atomically.
+var releaseScript = redis.NewScript(`if redis.call("get", KEYS[1]) == ARGV[1] then
+	return redis.call("del", KEYS[1])
+else
+	return 0
+end`)
+
+// release runs releaseScript the way go-redis runs scripts: EVALSHA, and
+// EVAL when the server answers NOSCRIPT.
 func release(ctx context.Context, c *redis.Client, key, tok string) (bool, error) {
-	v, err := c.Get(ctx, key).Result()
-	if err == redis.Nil {
-		return false, nil
-	}
-	if err != nil || v != tok {
-		return false, err
-	}
-	n, err := c.Del(ctx, key).Result()
+	n, err := releaseScript.Run(ctx, c, []string{key}, tok).Int()
 	return n == 1, err
 }
 

@@ -1,0 +1,114 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockredis/lockredis"
+)
+
+// scriptTimeout bounds one client script; a client stuck on a reply that
+// never comes fails its test instead of hanging the run.
+const scriptTimeout = 2 * time.Minute
+
+// missingDep fails the test on CI, where .ci/run installs every client,
+// and skips it elsewhere with the command that installs it.
+func missingDep(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// requireNodeClients returns the node binary once the pinned packages of
+// node/package-lock.json are installed.
+func requireNodeClients(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missingDep(t, "node not installed: apt-get install nodejs npm, then npm ci --prefix compat_test/node")
+	}
+	probe := exec.Command(node, "-e", `for (const m of ["ioredis", "redis", "redis-semaphore", "redlock"]) require(m)`)
+	probe.Dir = "node"
+	if out, err := probe.CombinedOutput(); err != nil {
+		missingDep(t, "node clients not installed: npm ci --prefix compat_test/node\n"+string(out))
+	}
+	return node
+}
+
+// lockServers starts n independent lockredis servers of one kind:
+// "embedded" (in this process) or "binary" (the built cmd/lockredis).
+func lockServers(t *testing.T, kind string, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		if kind == "binary" {
+			addrs[i] = startBinary(t)
+		} else {
+			addrs[i] = startEmbedded(t, lockredis.Options{}).Addr()
+		}
+	}
+	return addrs
+}
+
+// runClientScript runs a client script (interpreter, then the script and
+// the server addresses) in dir. The script exits non-zero at the first
+// lock property it finds violated and prints "ok <check>" for each one
+// that held; every check in want must have been printed, so a script that
+// stops early or skips a check cannot pass.
+func runClientScript(t *testing.T, dir, interpreter, script string, addrs []string, want []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, interpreter, append([]string{script}, addrs...)...)
+	cmd.Dir = dir
+	dieWithTest(cmd)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s against %v: %v\n%s", filepath.Base(interpreter), script, addrs, err, out.String())
+	}
+	printed := strings.Split(out.String(), "\n")
+	for _, w := range want {
+		if !slices.Contains(printed, "ok "+w) {
+			t.Errorf("%s %s did not report %q:\n%s", filepath.Base(interpreter), script, w, out.String())
+		}
+	}
+}
+
+// TestNodeClients runs unmodified node lock clients (pinned in
+// node/package-lock.json) against lockredis, embedded and as the built
+// binary. Each script asserts lock semantics; see the script for details.
+func TestNodeClients(t *testing.T) {
+	node := requireNodeClients(t)
+	scripts := []struct {
+		script  string
+		servers int
+		want    []string
+	}{
+		// node-redlock 5 (beta) with ioredis 5 across three instances.
+		{"redlock.js", 3, []string{"ioredis ready", "acquire", "second acquire refused", "extend",
+			"release", "quorum", "multi-resource"}},
+		// redis-semaphore Mutex and Semaphore with ioredis.
+		{"semaphore.js", 1, []string{"mutex exclusion and release", "mutex expiry", "mutex refresh",
+			"semaphore limit", "semaphore expiry"}},
+		// node-redis v4 (RESP2): SET NX PX and Lua compare-and-delete.
+		{"noderedis.js", 1, []string{"set nx px and compare-and-delete", "expiry", "exclusion"}},
+	}
+	for _, kind := range []string{"embedded", "binary"} {
+		for _, s := range scripts {
+			t.Run(kind+"/"+strings.TrimSuffix(s.script, ".js"), func(t *testing.T) {
+				runClientScript(t, "node", node, s.script, lockServers(t, kind, s.servers), s.want)
+			})
+		}
+	}
+}
