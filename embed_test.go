@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,17 @@ func TestHelpers(t *testing.T) {
 	}
 	if _, err := srv.Get("nope"); err != ErrKeyNotFound {
 		t.Fatalf("Get missing: %v", err)
+	}
+	if net.JoinHostPort(srv.Host(), strconv.Itoa(srv.Port())) != srv.Addr() {
+		t.Fatalf("Host %q Port %d Addr %q", srv.Host(), srv.Port(), srv.Addr())
+	}
+	if srv.Engine().Databases() != 16 {
+		t.Fatal("Engine")
+	}
+	at := time.Date(2031, 5, 1, 0, 0, 0, 0, time.UTC)
+	srv.SetTime(at)
+	if d := srv.Now().Sub(at); d < 0 || d > time.Minute {
+		t.Fatalf("Now after SetTime: %v", srv.Now())
 	}
 	if got := strings.Join(srv.Keys(), ","); got != "a,b" {
 		t.Fatalf("Keys = %s", got)

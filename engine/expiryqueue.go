@@ -1,7 +1,5 @@
 package engine
 
-import "container/heap"
-
 // expiryQueue orders the keys that have an expiry by expiry time, for the
 // active sweeper. Only keys with a TTL are in it, so keys without one cost
 // nothing, and pushing is an integer-keyed heap insert.
@@ -22,25 +20,48 @@ type expiryEntry struct {
 	bkey string // buntdb key (db byte + key)
 }
 
-func (q expiryQueue) Len() int           { return len(q) }
-func (q expiryQueue) Less(i, j int) bool { return q[i].at < q[j].at }
-func (q expiryQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *expiryQueue) Push(x any)        { *q = append(*q, x.(expiryEntry)) }
-func (q *expiryQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+// add pushes an entry: a binary min-heap on at, written out rather than
+// through container/heap, whose Push(any) would allocate per write.
+func (q *expiryQueue) add(at int64, bkey string) {
+	h := append(*q, expiryEntry{at, bkey})
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if h[parent].at <= h[i].at {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+	*q = h
 }
-
-func (q *expiryQueue) add(at int64, bkey string) { heap.Push(q, expiryEntry{at, bkey}) }
 
 // popDue removes and returns the earliest entry if it is due before now.
 func (q *expiryQueue) popDue(now int64) (expiryEntry, bool) {
-	if len(*q) == 0 || (*q)[0].at >= now {
+	h := *q
+	if len(h) == 0 || h[0].at >= now {
 		return expiryEntry{}, false
 	}
-	return heap.Pop(q).(expiryEntry), true
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = expiryEntry{} // drop the key string for the GC
+	h = h[:last]
+	for i := 0; ; {
+		l, r, min := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].at < h[min].at {
+			min = l
+		}
+		if r < len(h) && h[r].at < h[min].at {
+			min = r
+		}
+		if min == i {
+			break
+		}
+		h[i], h[min] = h[min], h[i]
+		i = min
+	}
+	*q = h
+	return top, true
 }
 
 func (q *expiryQueue) reset() {

@@ -427,17 +427,29 @@ func cmdHrandfield(c *Call) {
 }
 
 func cmdHscan(c *Call) {
+	scanCollection(c, loadHash, func(h *hashObj) ([]scanItem, bool, bool) {
+		items := make([]scanItem, 0, h.live)
+		h.each(func(f, v string) { items = append(items, scanItem{key: f, val: v}) })
+		return items, !h.large, true
+	})
+}
+
+// scanCollection is HSCAN, SSCAN and ZSCAN: Redis's checks in Redis's
+// order (cursor, key type, missing key, options), then list's items paged
+// by replyCollectionScan. list also says whether the collection is small
+// (returned whole) and whether items carry values.
+func scanCollection[T any](c *Call, load func(*Tx, []byte, bool) (*T, int64, error), list func(*T) (items []scanItem, small, withValues bool)) {
 	cursor, ok := parseScanCursor(c.Args[2])
 	if !ok {
 		c.Err(errScanCursor)
 		return
 	}
-	h, _, err := loadHash(c.Tx, c.Args[1], true)
+	obj, _, err := load(c.Tx, c.Args[1], true)
 	if err != nil {
 		c.Err(err)
 		return
 	}
-	if h == nil {
+	if obj == nil {
 		replyEmptyScan(c)
 		return
 	}
@@ -446,9 +458,8 @@ func cmdHscan(c *Call) {
 		c.Err(err)
 		return
 	}
-	items := make([]scanItem, 0, h.live)
-	h.each(func(f, v string) { items = append(items, scanItem{key: f, val: v}) })
-	replyCollectionScan(c, cursor, !h.large, items, true, opts)
+	items, small, withValues := list(obj)
+	replyCollectionScan(c, cursor, small, items, withValues, opts)
 }
 
 // replyEmptyScan is Redis's shared.emptyscan: ["0", []].

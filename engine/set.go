@@ -270,29 +270,11 @@ func cmdSmove(c *Call) {
 }
 
 func cmdSscan(c *Call) {
-	cursor, ok := parseScanCursor(c.Args[2])
-	if !ok {
-		c.Err(errScanCursor)
-		return
-	}
-	s, _, err := loadSet(c.Tx, c.Args[1], true)
-	if err != nil {
-		c.Err(err)
-		return
-	}
-	if s == nil {
-		replyEmptyScan(c)
-		return
-	}
-	opts, err := parseScanOptions(c.Args[3:])
-	if err != nil {
-		c.Err(err)
-		return
-	}
-	n := s.size()
-	items := make([]scanItem, n)
-	for i := range items {
-		items[i].key = s.member(i)
-	}
-	replyCollectionScan(c, cursor, s.intset, items, false, opts)
+	scanCollection(c, loadSet, func(s *setObj) ([]scanItem, bool, bool) {
+		items := make([]scanItem, s.size())
+		for i := range items {
+			items[i].key = s.member(i)
+		}
+		return items, s.intset, false
+	})
 }

@@ -54,43 +54,6 @@ func ParseInt(b []byte) (int64, bool) {
 	return int64(v), true
 }
 
-// ParseFloat parses a float the way Redis's string2ld/string2d do: strtod
-// syntax, no leading space, no trailing garbage, NaN refused. "inf",
-// "+inf", "-inf" (any case) are accepted.
-func ParseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || len(b) > 5000 || isSpace(b[0]) {
-		return 0, false
-	}
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	switch strings.ToLower(s) {
-	case "inf", "+inf", "infinity", "+infinity":
-		return math.Inf(1), true
-	case "-inf", "-infinity":
-		return math.Inf(-1), true
-	}
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		// strconv accepts '_' separators and "0x" hex floats with 'p'
-		// exponents; strtod does hex too, but never underscores.
-		if c == '_' || isSpace(c) {
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			// strtod saturates to +-HUGE_VAL or to 0 and sets ERANGE;
-			// Redis then rejects the value.
-			return 0, false
-		}
-		return 0, false
-	}
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
-}
-
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }

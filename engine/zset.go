@@ -925,17 +925,7 @@ func cmdZremrangebyrank(c *Call) {
 		c.Err(ErrNotInteger)
 		return
 	}
-	key := c.Args[1]
-	z, exp, err := loadZset(c.Tx, key, false)
-	switch {
-	case err != nil:
-		c.Err(err)
-	case z == nil:
-		c.W.Int(0)
-	default:
-		from, to, ok := clampRange(start, end, len(z.ents))
-		zremRange(c, key, z, exp, from, to, ok)
-	}
+	zremRangeBy(c, func(z *zsetObj) (int, int, bool) { return clampRange(start, end, len(z.ents)) })
 }
 
 func cmdZremrangebyscore(c *Call) {
@@ -944,17 +934,7 @@ func cmdZremrangebyscore(c *Call) {
 		c.Err(err)
 		return
 	}
-	key := c.Args[1]
-	z, exp, err := loadZset(c.Tx, key, false)
-	switch {
-	case err != nil:
-		c.Err(err)
-	case z == nil:
-		c.W.Int(0)
-	default:
-		from, to, ok := z.scoreSpan(&r)
-		zremRange(c, key, z, exp, from, to, ok)
-	}
+	zremRangeBy(c, func(z *zsetObj) (int, int, bool) { return z.scoreSpan(&r) })
 }
 
 func cmdZremrangebylex(c *Call) {
@@ -963,6 +943,12 @@ func cmdZremrangebylex(c *Call) {
 		c.Err(err)
 		return
 	}
+	zremRangeBy(c, func(z *zsetObj) (int, int, bool) { return z.lexSpan(&r) })
+}
+
+// zremRangeBy removes the members a ZREMRANGEBY* command selects with span
+// (its range arguments already parsed, as Redis checks them first).
+func zremRangeBy(c *Call, span func(z *zsetObj) (from, to int, ok bool)) {
 	key := c.Args[1]
 	z, exp, err := loadZset(c.Tx, key, false)
 	switch {
@@ -971,7 +957,7 @@ func cmdZremrangebylex(c *Call) {
 	case z == nil:
 		c.W.Int(0)
 	default:
-		from, to, ok := z.lexSpan(&r)
+		from, to, ok := span(z)
 		zremRange(c, key, z, exp, from, to, ok)
 	}
 }
@@ -1105,33 +1091,16 @@ func cmdZrandmember(c *Call) {
 }
 
 func cmdZscan(c *Call) {
-	cursor, ok := parseScanCursor(c.Args[2])
-	if !ok {
-		c.Err(errScanCursor)
-		return
-	}
-	z, _, err := loadZset(c.Tx, c.Args[1], true)
-	if err != nil {
-		c.Err(err)
-		return
-	}
-	if z == nil {
-		replyEmptyScan(c)
-		return
-	}
-	opts, err := parseScanOptions(c.Args[3:])
-	if err != nil {
-		c.Err(err)
-		return
-	}
-	items := make([]scanItem, len(z.ents))
-	for i, e := range z.ents {
-		items[i].key = e.member
-		if z.large {
-			items[i].val = FormatFloat(e.score)
-		} else {
-			items[i].val = listpackScoreText(e.score)
+	scanCollection(c, loadZset, func(z *zsetObj) ([]scanItem, bool, bool) {
+		items := make([]scanItem, len(z.ents))
+		for i, e := range z.ents {
+			items[i].key = e.member
+			if z.large {
+				items[i].val = FormatFloat(e.score)
+			} else {
+				items[i].val = listpackScoreText(e.score)
+			}
 		}
-	}
-	replyCollectionScan(c, cursor, !z.large, items, true, opts)
+		return items, !z.large, true
+	})
 }
