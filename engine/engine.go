@@ -363,7 +363,7 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 		if tx.maxTTL > 0 {
 			e.fence.grant(tx.maxTTL, e.cfg.Logf) // durable before the reply
 		}
-		if tx.alwaysSync && e.persist.changed(tx.mark) {
+		if tx.alwaysSync && tx.wroteAOF {
 			// Group commit: the reply waits for an fsync covering it.
 			e.persist.waitDurable()
 		}
@@ -398,9 +398,6 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		for _, ent := range tx.expiring {
 			e.expiries.add(ent.at, ent.bkey)
 			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
-		}
-		if tx.alwaysSync {
-			tx.mark = e.persist.mark() // where the AOF ends with this commit
 		}
 	}
 	if len(tx.after) > 0 {

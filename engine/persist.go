@@ -22,10 +22,11 @@ import (
 //
 //   - everysec: a goroutine fsyncs once a second when the file grew.
 //   - always: group commit. A write transaction that wrote something takes
-//     a generation number after its commit, and Do returns only once the
-//     syncer has fsynced a generation >= it. Commits arriving during one
-//     fsync share the next one. The wait happens after the engine lock is
-//     released, so other clients keep going.
+//     a generation number after its commit, and Do returns only once an
+//     fsync begun after that generation has finished (waitDurable).
+//     Commits arriving during one fsync share the next one. The wait
+//     happens after the engine lock is released, so other clients keep
+//     going.
 //   - no: never fsync explicitly.
 //
 // BGREWRITEAOF is buntdb's Shrink, which writes a new file and renames it
@@ -63,11 +64,11 @@ type persister struct {
 	rewriteWG sync.WaitGroup
 
 	writeGen atomic.Uint64 // generations handed to committed writes (always)
-	kick     chan struct{} // wakes the syncer; buffered 1
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	synced  uint64 // highest generation known to be on disk
+	syncing bool   // a waiter is fsyncing for the others (waitDurable)
 	stopped bool   // Close ran: waiters are released
 
 	syncedSize int64        // file size at the last fsync (everysec), under fdMu
@@ -114,7 +115,7 @@ func newPersister(e *Engine, path, policy string) (*persister, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &persister{e: e, path: path, policy: policy, kick: make(chan struct{}, 1)}
+	p := &persister{e: e, path: path, policy: policy}
 	p.cond = sync.NewCond(&p.mu)
 	p.fd.Store(f)
 	size, _ := f.Seek(0, io.SeekEnd)
@@ -128,10 +129,6 @@ func newPersister(e *Engine, path, policy string) (*persister, error) {
 func (p *persister) start() {
 	p.e.wg.Add(1)
 	go p.background()
-	if p.policy == FsyncAlways {
-		p.e.wg.Add(1)
-		go p.syncer()
-	}
 }
 
 // size is the current length of the AOF as our descriptor sees it.
@@ -139,75 +136,39 @@ func (p *persister) size() (int64, error) {
 	return p.fd.Load().Seek(0, io.SeekEnd)
 }
 
-// mark is taken under the engine lock before a write transaction commits;
-// changed tells, after the commit, whether the transaction (or, rarely, a
-// later one) wrote to the file. Any doubt (a rewrite, an error) counts as
-// a change: waiting for one fsync too many is harmless.
-type aofMark struct {
-	size  int64
-	epoch uint64
-	doubt bool
-}
-
-func (p *persister) mark() aofMark {
-	m := aofMark{epoch: p.epoch.Load(), doubt: p.rewriting.Load()}
-	var err error
-	if m.size, err = p.size(); err != nil {
-		m.doubt = true
-	}
-	return m
-}
-
-func (p *persister) changed(m aofMark) bool {
-	if m.doubt || p.rewriting.Load() || p.epoch.Load() != m.epoch {
-		return true
-	}
-	size, err := p.size()
-	return err != nil || size != m.size
-}
-
 // waitDurable returns once everything committed so far is on disk
-// (appendfsync always), or the engine is closing.
+// (appendfsync always), or the engine is closing. Group commit without a
+// helper goroutine: the first waiter that finds no fsync running becomes
+// the leader and fsyncs for every generation handed out so far; waiters
+// arriving meanwhile wait for the next leader, so one fsync serves all the
+// commits made during the previous one. Doing the fsync on a waiting
+// connection's goroutine saves a hand-off to another goroutine per batch.
+// After a failed fsync the leader pauses fsyncRetryEvery before the next
+// attempt; its waiters stay blocked (their writes are not known to be on
+// disk).
 func (p *persister) waitDurable() {
 	gen := p.writeGen.Add(1)
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
 	p.mu.Lock()
 	for p.synced < gen && !p.stopped {
-		p.cond.Wait()
+		if p.syncing {
+			p.cond.Wait()
+			continue
+		}
+		p.syncing = true
+		target := p.writeGen.Load()
+		p.mu.Unlock()
+		ok := p.fsync() == nil
+		if !ok {
+			time.Sleep(fsyncRetryEvery)
+		}
+		p.mu.Lock()
+		p.syncing = false
+		if ok && target > p.synced {
+			p.synced = target
+		}
+		p.cond.Broadcast()
 	}
 	p.mu.Unlock()
-}
-
-// syncer is the group-commit loop of appendfsync always: take the latest
-// generation, fsync, publish it, wake the waiters. After a failed fsync
-// the waiters stay blocked (their writes are not known to be on disk) and
-// it retries.
-func (p *persister) syncer() {
-	defer p.e.wg.Done()
-	var retry <-chan time.Time
-	for {
-		select {
-		case <-p.e.stop:
-			// A last fsync, then no waiter blocks any more: the sweeper
-			// must not wait for a syncer that is gone while Close waits
-			// for the sweeper.
-			gen := p.writeGen.Load()
-			p.publish(gen, p.fsync() == nil, true)
-			return
-		case <-p.kick:
-		case <-retry:
-		}
-		gen := p.writeGen.Load()
-		ok := p.fsync() == nil
-		retry = nil
-		if !ok {
-			retry = time.After(fsyncRetryEvery)
-		}
-		p.publish(gen, ok, false)
-	}
 }
 
 // publish records that generation gen is on disk (when synced) and wakes
@@ -337,11 +298,6 @@ func (p *persister) rewrite() error {
 			p.baseSize.Store(size)
 			p.lastSave.Store(time.Now().Unix())
 			p.e.Logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
-		}
-		// Writes that waited during the rewrite need an fsync of the new file.
-		select {
-		case p.kick <- struct{}{}:
-		default:
 		}
 	}()
 	return nil

@@ -185,6 +185,40 @@ func TestAlwaysGroupCommit(t *testing.T) {
 	te.run([]step{{cmd("DBSIZE"), fmt.Sprintf("(integer) %d", clients*each)}})
 }
 
+// With appendfsync always a failed fsync holds the reply back (the write
+// is not known to be on disk) and is retried until one succeeds.
+func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
+	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
+	p := te.persist
+	good := p.fd.Load()
+	bad, err := os.Open(good.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Close() // Sync on it fails
+	p.fd.Store(bad)
+	replied := make(chan Reply, 1)
+	go func() { replied <- te.do("SET", "k", "v") }()
+	for {
+		if _, fsyncErr := p.status(); fsyncErr != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case r := <-replied:
+		t.Fatalf("replied %s before the write was on disk", r)
+	default:
+	}
+	p.fd.Store(good)
+	if r := <-replied; r.String() != "OK" {
+		t.Fatalf("reply %s", r)
+	}
+	if _, fsyncErr := p.status(); fsyncErr != "" {
+		t.Fatalf("fsync error still reported after a good fsync: %s", fsyncErr)
+	}
+}
+
 func TestBgrewriteaofCompacts(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways}

@@ -41,8 +41,11 @@ type Tx struct {
 	depth      int
 	panicked   any
 	alwaysSync bool
-	mark       aofMark
-	maxTTL     int64
+	// wroteAOF: the transaction changed an item, so buntdb's commit
+	// appends to the AOF (and, with appendfsync always, the reply waits
+	// for an fsync covering it).
+	wroteAOF bool
+	maxTTL   int64
 }
 
 // errRollback makes buntdb discard the transaction.
@@ -70,7 +73,7 @@ func (tx *Tx) reset() {
 	tx.depth = 0
 	tx.panicked = nil
 	tx.alwaysSync = false
-	tx.mark = aofMark{}
+	tx.wroteAOF = false
 	tx.maxTTL = 0
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = 0
@@ -188,6 +191,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
 	}
+	tx.wroteAOF = true
 	if tx.flushedAll {
 		prev, replaced = before, existed
 	}
@@ -221,7 +225,11 @@ func (tx *Tx) DeleteIn(db int, key []byte) bool {
 // remove deletes a stored item whatever its expiry.
 func (tx *Tx) remove(bkey string, db int) {
 	prev, err := tx.bt.Delete(bkey)
-	if err != nil || db >= len(tx.keyDelta) {
+	if err != nil {
+		return
+	}
+	tx.wroteAOF = true
+	if db >= len(tx.keyDelta) {
 		return
 	}
 	tx.touch(db, bkey[1:])
@@ -273,6 +281,7 @@ func (tx *Tx) FlushAll() {
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}
+	tx.wroteAOF = true
 	tx.e.expiries.reset()
 	tx.expiring = tx.expiring[:0]
 	tx.flushedAll = true
