@@ -145,7 +145,7 @@ func (p *persister) size() (int64, error) {
 // connection's goroutine saves a hand-off to another goroutine per batch.
 // After a failed fsync the leader pauses fsyncRetryEvery before the next
 // attempt; its waiters stay blocked (their writes are not known to be on
-// disk).
+// disk) until an fsync succeeds or the engine closes.
 func (p *persister) waitDurable() {
 	gen := p.writeGen.Add(1)
 	p.mu.Lock()
@@ -158,11 +158,20 @@ func (p *persister) waitDurable() {
 		target := p.writeGen.Load()
 		p.mu.Unlock()
 		ok := p.fsync() == nil
+		closing := false
 		if !ok {
-			time.Sleep(fsyncRetryEvery)
+			select {
+			case <-time.After(fsyncRetryEvery):
+			case <-p.e.stop:
+				// Close waits for the sweeper, which may be one of
+				// these waiters: release them all (close makes the
+				// last attempt).
+				closing = true
+			}
 		}
 		p.mu.Lock()
 		p.syncing = false
+		p.stopped = p.stopped || closing
 		if ok && target > p.synced {
 			p.synced = target
 		}

@@ -219,6 +219,29 @@ func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
 	}
 }
 
+// Close does not hang when the sweeper is a writer held back by a failing
+// fsync: Close waits for the sweeper.
+func TestCloseReleasesTheSweeperOnAFailingDisk(t *testing.T) {
+	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
+	te.run([]step{{cmd("SET", "k", "v", "PX", "1"), "OK"}})
+	p := te.persist
+	bad, err := os.Open(p.fd.Load().Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Close()
+	p.fd.Store(bad)
+	// Only the sweeper writes now (it deletes k): wait until its fsync
+	// has failed.
+	for {
+		if _, fsyncErr := p.status(); fsyncErr != "" {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	te.Close()
+}
+
 func TestBgrewriteaofCompacts(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways}
