@@ -190,21 +190,10 @@ func TestAlwaysGroupCommit(t *testing.T) {
 func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
 	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
 	p := te.persist
-	good := p.fd.Load()
-	bad, err := os.Open(good.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad.Close() // Sync on it fails
-	p.fd.Store(bad)
+	good := failFsyncs(t, p)
 	replied := make(chan Reply, 1)
 	go func() { replied <- te.do("SET", "k", "v") }()
-	for {
-		if _, fsyncErr := p.status(); fsyncErr != "" {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFsyncError(p)
 	select {
 	case r := <-replied:
 		t.Fatalf("replied %s before the write was on disk", r)
@@ -225,21 +214,34 @@ func TestCloseReleasesTheSweeperOnAFailingDisk(t *testing.T) {
 	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
 	te.run([]step{{cmd("SET", "k", "v", "PX", "1"), "OK"}})
 	p := te.persist
-	bad, err := os.Open(p.fd.Load().Name())
+	good := failFsyncs(t, p)
+	defer good.Close()
+	// Only the sweeper writes now (it deletes k): wait until its fsync
+	// has failed.
+	waitFsyncError(p)
+	te.Close()
+}
+
+// failFsyncs makes every fsync of p fail, by giving it a closed
+// descriptor, and returns the good one.
+func failFsyncs(t *testing.T, p *persister) (good *os.File) {
+	good = p.fd.Load()
+	bad, err := os.Open(good.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
 	bad.Close()
 	p.fd.Store(bad)
-	// Only the sweeper writes now (it deletes k): wait until its fsync
-	// has failed.
+	return good
+}
+
+func waitFsyncError(p *persister) {
 	for {
 		if _, fsyncErr := p.status(); fsyncErr != "" {
-			break
+			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	te.Close()
 }
 
 func TestBgrewriteaofCompacts(t *testing.T) {
