@@ -58,7 +58,6 @@ type persister struct {
 	policy string
 
 	fd        atomic.Pointer[os.File] // our own descriptor on the AOF
-	epoch     atomic.Uint64           // bumped at each reopen (after a rewrite)
 	fdMu      sync.Mutex              // serialises fsync, reopen and rewrite's final sync
 	rewriting atomic.Bool
 	rewriteWG sync.WaitGroup
@@ -272,7 +271,6 @@ func (p *persister) followRename() error {
 		return err
 	}
 	p.fd.Store(f)
-	p.epoch.Add(1)
 	old.Close()
 	return syncDir(filepath.Dir(p.path))
 }

@@ -42,8 +42,8 @@ type Tx struct {
 	panicked   any
 	alwaysSync bool
 	// wroteAOF: the transaction changed an item, so buntdb's commit
-	// appends to the AOF (and, with appendfsync always, the reply waits
-	// for an fsync covering it).
+	// appends to the AOF when there is one (and, with appendfsync always,
+	// the reply waits for an fsync covering it).
 	wroteAOF bool
 	maxTTL   int64
 }
