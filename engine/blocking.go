@@ -1,113 +1,184 @@
 package engine
 
 import (
-	"errors"
-	"math"
-	"math/big"
+	"sync"
 	"time"
 )
 
-// Blocking list commands. They pop at once when they can; otherwise they
-// park the client (Call.Block) until a push serves them (block.go). In
-// MULTI/EXEC they answer at once, as Redis does for clients that may not
-// block. They are noscript, as in Redis 7.0.
+// Blocking commands (BLPOP, BRPOP, BLMOVE...). A command that finds nothing
+// to pop calls c.Block: it writes no reply, and the connection waits on
+// the returned *Blocked. The transaction that later pushes to one of the
+// keys serves waiters itself, first come first served, by running each
+// waiter's command inside that same transaction (as Redis does right after
+// the pushing command). A waiter's state moves once, under its mutex, from
+// waiting to served or to cancelled, so an element popped for a client
+// that timed out at the same moment is never lost.
 
-var (
-	errTimeoutNotFloat = errors.New("ERR timeout is not a float or out of range")
-	errTimeoutRange    = errors.New("ERR timeout is out of range")
+type blockState uint8
+
+const (
+	blockWaiting blockState = iota
+	blockServed
+	blockCancelled
 )
 
-func blockingCommands() []*Command {
-	const f = FlagWrite | FlagNoScript | FlagBlocking
-	return []*Command{
-		{Name: "blpop", Arity: -3, Flags: f, FirstKey: 1, LastKey: -2, Step: 1, Handler: func(c *Call) { blockingPop(c, true) }},
-		{Name: "brpop", Arity: -3, Flags: f, FirstKey: 1, LastKey: -2, Step: 1, Handler: func(c *Call) { blockingPop(c, false) }},
-		{Name: "blmove", Arity: 6, Flags: f | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBlmove},
-		{Name: "brpoplpush", Arity: 4, Flags: f | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: func(c *Call) {
-			blockingMove(c, false, true, c.Args[3])
-		}},
-	}
+// Blocked is a command waiting for one of its keys.
+type Blocked struct {
+	e        *Engine
+	sess     *Session
+	cmd      *Command
+	args     [][]byte
+	keys     []dbKey
+	Deadline time.Time // zero: wait forever
+	// TimeoutReply is what the client gets if nothing arrives in time.
+	TimeoutReply Reply
+
+	mu    sync.Mutex
+	state blockState
+	rec   Recorder
+	ready chan struct{}
 }
 
-// parseBlockTimeout reads a timeout in seconds the way Redis 7.0 does:
-// a long double, times 1000, converted to long long. Like the C cast on
-// x86-64, a value too large for that (or inf) becomes negative.
-func parseBlockTimeout(b []byte, nowMs int64) (time.Duration, error) {
-	f, ok := parseLongDouble(b)
-	if !ok {
-		return 0, errTimeoutNotFloat
+// Ready is closed when the command has been served.
+func (b *Blocked) Ready() <-chan struct{} { return b.ready }
+
+// Reply returns the served command's reply; call it after Ready.
+func (b *Blocked) Reply() Reply { return b.rec.Last() }
+
+// Cancel gives up waiting (timeout, disconnect). It returns false if the
+// command was served meanwhile: the caller must then deliver Reply.
+func (b *Blocked) Cancel() bool {
+	b.mu.Lock()
+	if b.state != blockWaiting {
+		b.mu.Unlock()
+		return false
 	}
-	ms, _ := new(big.Float).Mul(f, big.NewFloat(1000)).Int(nil) // truncates toward zero
-	if f.IsInf() || !ms.IsInt64() {
-		return 0, ErrTimeoutNegative
-	}
-	n := ms.Int64()
-	if n < 0 {
-		return 0, ErrTimeoutNegative
-	}
-	if n > math.MaxInt64-nowMs {
-		return 0, errTimeoutRange
-	}
-	if n > int64(math.MaxInt64/time.Millisecond) {
-		n = int64(math.MaxInt64 / time.Millisecond) // ~292 years: forever enough
-	}
-	return time.Duration(n) * time.Millisecond, nil
+	b.state = blockCancelled
+	b.mu.Unlock()
+	b.e.blocks.remove(b)
+	return true
 }
 
-func blockingPop(c *Call, left bool) {
-	timeout, err := parseBlockTimeout(c.Args[len(c.Args)-1], c.Tx.Ms)
-	if err != nil {
-		c.Err(err)
-		return
+// CanBlock reports whether this call may block: only a command run by a
+// client connection on its own. Inside MULTI/EXEC or a script, blocking
+// commands answer at once, as in Redis.
+func (c *Call) CanBlock() bool { return c.canBlock }
+
+// Block parks the command until one of keys (in the current database)
+// receives data, or timeout passes (0: forever), when onTimeout is the
+// reply. The handler must return without a reply; the connection finds the
+// request in Session.Blocked.
+func (c *Call) Block(keys [][]byte, timeout time.Duration, onTimeout Reply) {
+	b := &Blocked{e: c.E, sess: c.S, cmd: c.Cmd, args: c.Args, ready: make(chan struct{}), TimeoutReply: onTimeout}
+	if timeout > 0 {
+		b.Deadline = c.E.Clock.Now().Add(timeout)
 	}
-	keys := c.Args[1 : len(c.Args)-1]
 	for _, k := range keys {
-		elems, err := ListPop(c.Tx, k, left, 1)
-		if err != nil {
-			c.Err(err)
-			return
-		}
-		if len(elems) > 0 {
-			c.W.Array(2)
-			c.W.Bulk(k)
-			c.W.BulkString(elems[0])
-			return
-		}
+		b.keys = append(b.keys, dbKey{c.Tx.DB, string(k)})
 	}
-	if !c.CanBlock() {
-		c.W.NullArray()
-		return
-	}
-	c.Block(keys, timeout, Reply{Kind: KindNullArray})
+	c.E.blocks.add(b)
+	c.S.Blocked = b
 }
 
-func cmdBlmove(c *Call) {
-	from, ok1 := listEnd(c.Args[3])
-	to, ok2 := listEnd(c.Args[4])
-	if !ok1 || !ok2 {
-		c.Err(ErrSyntax)
-		return
-	}
-	blockingMove(c, from, to, c.Args[5])
+// blockRegistry holds the waiters per key, in arrival order.
+type blockRegistry struct {
+	e     *Engine
+	mu    sync.Mutex
+	byKey map[dbKey][]*Blocked
+	count int
 }
 
-func blockingMove(c *Call, fromLeft, toLeft bool, timeoutArg []byte) {
-	timeout, err := parseBlockTimeout(timeoutArg, c.Tx.Ms)
-	if err != nil {
-		c.Err(err)
-		return
+func (r *blockRegistry) add(b *Blocked) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey = make(map[dbKey][]*Blocked)
 	}
-	elem, ok, err := ListMove(c.Tx, c.Args[1], c.Args[2], fromLeft, toLeft)
-	switch {
-	case err != nil:
-		c.Err(err)
-	case ok:
-		c.W.BulkString(elem)
-	case !c.CanBlock():
-		c.W.Null()
-	default:
-		// Redis answers a timed-out BLMOVE with a null array, not a null
-		// bulk (replyToBlockedClientTimedOut).
-		c.Block(c.Args[1:2], timeout, Reply{Kind: KindNullArray})
+	for _, k := range b.keys {
+		r.byKey[k] = append(r.byKey[k], b)
+	}
+	r.count++
+	r.e.listening.Add(1)
+}
+
+func (r *blockRegistry) remove(b *Blocked) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.removeLocked(b)
+}
+
+func (r *blockRegistry) removeLocked(b *Blocked) {
+	found := false
+	for _, k := range b.keys {
+		list := r.byKey[k]
+		for i, w := range list {
+			if w == b {
+				list = append(list[:i:i], list[i+1:]...)
+				found = true
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(r.byKey, k)
+		} else {
+			r.byKey[k] = list
+		}
+	}
+	if found {
+		r.count--
+		r.e.listening.Add(-1)
 	}
 }
+
+// Waiting is the number of blocked clients (INFO blocked_clients).
+func (r *blockRegistry) Waiting() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.count
+}
+
+// keyTouched serves the waiters of a changed key while it has data. It
+// runs under the engine lock inside the changing transaction; serving a
+// waiter changes keys too, which comes back here and serves the next.
+func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
+	for {
+		r.mu.Lock()
+		var b *Blocked
+		if list := r.byKey[k]; len(list) > 0 {
+			b = list[0]
+		}
+		r.mu.Unlock()
+		if b == nil || !r.ready(tx, k, b) {
+			return
+		}
+		b.mu.Lock()
+		if b.state != blockWaiting {
+			b.mu.Unlock()
+			r.remove(b)
+			continue
+		}
+		// The waiter's goroutine is parked, so its session (still on the
+		// database it blocked in) is safe to use here.
+		tx.e.RunIn(tx, b.sess, b.cmd, b.args, &b.rec)
+		b.state = blockServed
+		b.mu.Unlock()
+		r.remove(b)
+		close(b.ready)
+	}
+}
+
+// ready reports whether the key can serve b's command now: it holds a
+// value of the type b waits for.
+func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
+	v, ok := tx.GetIn(k.db, []byte(k.key))
+	if !ok {
+		return false
+	}
+	want := TypeList
+	if b.cmd.Name == "bzpopmin" || b.cmd.Name == "bzpopmax" {
+		want = TypeZSet
+	}
+	return v.Type == want
+}
+
+func (r *blockRegistry) dbFlushed(*Tx, int) {}

@@ -330,9 +330,6 @@ func (e *Engine) RunIn(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer
 	tx.popCall()
 }
 
-// ErrPanic is reported when a command panicked; its writes were discarded.
-var ErrPanic = errors.New("ERR internal error while running the command (it was rolled back)")
-
 // Do runs fn in a transaction on database db: exclusive when write is set,
 // shared otherwise. A panic in fn rolls the transaction back and is
 // re-raised after the engine lock is released.

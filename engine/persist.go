@@ -46,11 +46,6 @@ const (
 	fsyncRetryEvery    = 100 * time.Millisecond
 )
 
-var (
-	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")
-	errNoAOF             = errors.New("ERR no append only file: the keyspace is in memory")
-)
-
 // persister is the fsync and rewrite machinery of a file-backed engine.
 type persister struct {
 	e      *Engine
@@ -446,8 +441,6 @@ func checkAOF(path string, logf func(level, format string, args ...any)) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 }
-
-var errCorruptAOF = errors.New("corrupt")
 
 // recordStarts are how buntdb's records begin.
 var recordStarts = [][]byte{

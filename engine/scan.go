@@ -125,8 +125,6 @@ func parseScanCursor(b []byte) (uint64, bool) {
 	return n, true
 }
 
-var errScanCursor = replyError("ERR invalid cursor")
-
 // cmdScan is SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 func cmdScan(c *Call) {
 	cursor, ok := parseScanCursor(c.Args[1])

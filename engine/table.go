@@ -179,10 +179,6 @@ func arityOK(arity, n int) bool {
 	return n >= -arity
 }
 
-type replyError string
-
-func (e replyError) Error() string { return string(e) }
-
 // unknownCommand builds Redis's "unknown command" error: the name cut at
 // 128 bytes and the first arguments quoted, until 128 bytes are used.
 func unknownCommand(args [][]byte) error {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"time"
 
 	"github.com/tidwall/buntdb"
@@ -47,9 +46,6 @@ type Tx struct {
 	wroteAOF bool
 	maxTTL   int64
 }
-
-// errRollback makes buntdb discard the transaction.
-var errRollback = errors.New("rollback")
 
 // Writable reports whether the transaction may write.
 func (tx *Tx) Writable() bool { return tx.write }

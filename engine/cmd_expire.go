@@ -36,11 +36,6 @@ const (
 	expireLT
 )
 
-var (
-	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")
-	errExpireGTAndLT     = replyError("ERR GT and LT options at the same time are not compatible")
-)
-
 // parseExpireOptions parses EXPIRE's NX|XX|GT|LT (any case, repeats
 // allowed), then rejects the combinations Redis rejects.
 func parseExpireOptions(args [][]byte) (int, error) {

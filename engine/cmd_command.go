@@ -1,20 +1,12 @@
 package engine
 
 import (
-	"errors"
 	"strings"
 )
 
 // COMMAND and its subcommands, read from the command table. Redis's ACL
 // categories and documentation groups, which the table does not carry,
 // come from redisCommandMeta below.
-
-var (
-	errGetkeysInvalidCommand = errors.New("ERR Invalid command specified")
-	errGetkeysNoKeys         = errors.New("ERR The command has no key arguments")
-	errGetkeysArity          = errors.New("ERR Invalid number of arguments specified for command")
-	errGetkeysInvalidArgs    = errors.New("ERR Invalid arguments specified for command")
-)
 
 func commandCommands() []*Command {
 	const sub = FlagNoKeyspace | FlagLoading | FlagStale

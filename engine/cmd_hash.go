@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -9,15 +8,6 @@ import (
 
 // Hash commands, as t_hash.c in Redis 7.0: same argument checks in the same
 // order, same replies and errors.
-
-var (
-	errHashNotInteger = errors.New("ERR hash value is not an integer")
-	errHashNotFloat   = errors.New("ERR hash value is not a float")
-	errIncrNaNOrInf   = errors.New("ERR value is NaN or Infinity")
-	errOutOfRange     = errors.New("ERR value is out of range")
-	errMustBePositive = errors.New("ERR value is out of range, must be positive")
-	errRangeLong      = errors.New("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
-)
 
 func hashCommands() []*Command {
 	const (

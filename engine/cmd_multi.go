@@ -1,18 +1,8 @@
 package engine
 
-import "errors"
-
 // MULTI/EXEC/DISCARD/WATCH/UNWATCH. The queue lives in the Session; the
 // connection decides what to queue (IsMultiControl) and EXEC runs the queue
 // in one exclusive transaction with one frozen "now".
-
-var (
-	ErrMultiNested   = errors.New("ERR MULTI calls can not be nested")
-	ErrExecNoMulti   = errors.New("ERR EXEC without MULTI")
-	ErrDiscardNoMult = errors.New("ERR DISCARD without MULTI")
-	ErrWatchInMulti  = errors.New("ERR WATCH inside MULTI is not allowed")
-	ErrExecAbort     = errors.New("EXECABORT Transaction discarded because of previous errors.")
-)
 
 func multiCommands() []*Command {
 	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -10,16 +9,6 @@ import (
 
 // CLIENT and its subcommands. Other connections are seen through the
 // engine's session registry (Engine.Sessions, Session.Info).
-
-var (
-	errNoSuchClient    = errors.New("ERR No such client")
-	errClientIDInvalid = errors.New("ERR Invalid client ID")
-	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
-	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
-	errPauseMode       = errors.New("ERR CLIENT PAUSE mode must be WRITE or ALL")
-	// CLIENT REPLY OFF and SKIP would need the connection to drop replies.
-	errReplyUnsupported = errors.New("ERR CLIENT REPLY OFF and SKIP are not supported by lockredis")
-)
 
 func clientCommands() []*Command {
 	const sub = FlagNoKeyspace | FlagNoScript | FlagLoading | FlagStale

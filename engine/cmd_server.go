@@ -1,20 +1,12 @@
 package engine
 
 import (
-	"errors"
 	"strconv"
 )
 
 // Server commands: INFO (info.go), CONFIG (config.go), COMMAND
 // (command.go), CLIENT (client.go), and here the small ones: DBSIZE,
 // FLUSHDB, FLUSHALL, TIME, WAIT, WAITAOF, LASTSAVE, SAVE, BGSAVE.
-
-var (
-	errTimeoutNotInteger = errors.New("ERR timeout is not an integer or out of range")
-	errWaitAOFLocalRange = errors.New("ERR value is out of range, value must between 0 and 1")
-	errNotPositive       = errors.New("ERR value is out of range, must be positive")
-	errWaitAOFNoAOF      = errors.New("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
-)
 
 func serverCommands() []*Command {
 	const admin = FlagNoKeyspace | FlagAdmin | FlagNoScript

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -10,17 +9,6 @@ import (
 )
 
 // Sorted set commands, as t_zset.c in Redis 7.0.
-
-var (
-	errScoreNaN        = errors.New("ERR resulting score is not a number (NaN)")
-	errZaddXXNX        = errors.New("ERR XX and NX options at the same time are not compatible")
-	errZaddGTLTNX      = errors.New("ERR GT, LT, and/or NX options at the same time are not compatible")
-	errZaddIncrPairs   = errors.New("ERR INCR option supports a single increment-element pair")
-	errMinMaxFloat     = errors.New("ERR min or max is not a float")
-	errMinMaxLex       = errors.New("ERR min or max not valid string range item")
-	errLimitNeedsBy    = errors.New("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
-	errWithscoresBylex = errors.New("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
-)
 
 func zsetCommands() []*Command {
 	const (

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 // missing from both reads as redis-server 7.0's default (save excepted). Params keys with
 // an underscore are not parameters but INFO fields (config_file,
 // lockredis_version) and are never listed.
-
-var errNoConfigFile = errors.New("ERR The server is running without a config file")
 
 func configCommands() []*Command {
 	const sub = FlagNoKeyspace | FlagAdmin | FlagNoScript | FlagLoading | FlagStale

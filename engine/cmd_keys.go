@@ -25,10 +25,6 @@ func keyCommands() []*Command {
 	}
 }
 
-var (
-	errSameObject = replyError("ERR source and destination objects are the same")
-)
-
 // lookupRead is Redis's lookupKeyRead: a read of key by a read command,
 // counted as a keyspace hit or miss. Commands that read in order to write
 // (INCR, APPEND, EXPIRE...) use c.Tx.Get, which Redis does not count.

@@ -46,11 +46,6 @@ const maxStringLen = 512 << 20
 // zeros pads SETRANGE past the end of a string. Read-only.
 var zeros [4096]byte
 
-var (
-	errDecrOverflow = replyError("ERR decrement would overflow")
-	errOffsetRange  = replyError("ERR offset is out of range")
-)
-
 // getGeneric is Redis's getGenericCommand: it replies with the string at
 // the first argument's key (nil when missing) and counts the read. It
 // returns the value, whether it was found, and false after a WRONGTYPE

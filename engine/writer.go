@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -31,43 +30,6 @@ type Writer interface {
 // confirms after the "*n" of EXEC's reply, not before it.
 type Flusher interface {
 	FlushPending()
-}
-
-// Errors with Redis's exact wording. Handlers reply with c.Err(err).
-var (
-	ErrSyntax          = errors.New("ERR syntax error")
-	ErrWrongType       = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
-	ErrNotInteger      = errors.New("ERR value is not an integer or out of range")
-	ErrNotFloat        = errors.New("ERR value is not a valid float")
-	ErrOverflow        = errors.New("ERR increment or decrement would overflow")
-	ErrNoSuchKey       = errors.New("ERR no such key")
-	ErrDBIndex         = errors.New("ERR DB index is out of range")
-	ErrInvalidDB       = errors.New("ERR invalid DB index") // not an integer
-	ErrNoAuth          = errors.New("NOAUTH Authentication required.")
-	ErrWrongPass       = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
-	ErrNoPasswordSet   = errors.New("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
-	ErrNoProto         = errors.New("NOPROTO unsupported protocol version")
-	ErrMaxClients      = errors.New("ERR max number of clients reached")
-	ErrStringTooLong   = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
-	ErrNaNOrInfinity   = errors.New("ERR increment would produce NaN or Infinity")
-	ErrIncrOverflow    = errors.New("ERR increment or decrement would overflow")
-	ErrTimeoutNegative = errors.New("ERR timeout is negative")
-)
-
-// ErrArity is the reply for a wrong number of arguments. name is the
-// command's full name in lower case ("get", "client|setname").
-func ErrArity(name string) error {
-	return fmt.Errorf("ERR wrong number of arguments for '%s' command", name)
-}
-
-// ErrInvalidExpire is the reply for an expire time that is out of range.
-func ErrInvalidExpire(cmd string) error {
-	return fmt.Errorf("ERR invalid expire time in '%s' command", cmd)
-}
-
-// ErrUnknownSubcommand is Redis's reply for "CLIENT FOO".
-func ErrUnknownSubcommand(sub, cmd string) error {
-	return fmt.Errorf("ERR unknown subcommand '%s'. Try %s HELP.", truncateArg(sub), cmd)
 }
 
 // ReplyKind tells what a recorded Reply is.

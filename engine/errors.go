@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error replies with Redis's exact wording, shared by the command handlers
+// and the dispatcher. Handlers reply with c.Err(err).
+
+// cmd_client.go
+var (
+	errNoSuchClient    = errors.New("ERR No such client")
+	errClientIDInvalid = errors.New("ERR Invalid client ID")
+	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
+	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+	errPauseMode       = errors.New("ERR CLIENT PAUSE mode must be WRITE or ALL")
+	// CLIENT REPLY OFF and SKIP would need the connection to drop replies.
+	errReplyUnsupported = errors.New("ERR CLIENT REPLY OFF and SKIP are not supported by lockredis")
+)
+
+// cmd_command.go
+var (
+	errGetkeysInvalidCommand = errors.New("ERR Invalid command specified")
+	errGetkeysNoKeys         = errors.New("ERR The command has no key arguments")
+	errGetkeysArity          = errors.New("ERR Invalid number of arguments specified for command")
+	errGetkeysInvalidArgs    = errors.New("ERR Invalid arguments specified for command")
+)
+
+// cmd_config.go
+var (
+	errNoConfigFile = errors.New("ERR The server is running without a config file")
+)
+
+// cmd_expire.go
+var (
+	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")
+	errExpireGTAndLT     = replyError("ERR GT and LT options at the same time are not compatible")
+)
+
+// cmd_hash.go
+var (
+	errHashNotInteger = errors.New("ERR hash value is not an integer")
+	errHashNotFloat   = errors.New("ERR hash value is not a float")
+	errIncrNaNOrInf   = errors.New("ERR value is NaN or Infinity")
+	errOutOfRange     = errors.New("ERR value is out of range")
+	errMustBePositive = errors.New("ERR value is out of range, must be positive")
+	errRangeLong      = errors.New("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+)
+
+// cmd_keys.go
+var (
+	errSameObject = replyError("ERR source and destination objects are the same")
+)
+
+// cmd_list.go
+var (
+	errIndexOutOfRange = errors.New("ERR index out of range")
+	errRankZero        = errors.New("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+	errCountNegative   = errors.New("ERR COUNT can't be negative")
+	errMaxlenNegative  = errors.New("ERR MAXLEN can't be negative")
+	errTimeoutNotFloat = errors.New("ERR timeout is not a float or out of range")
+	errTimeoutRange    = errors.New("ERR timeout is out of range")
+)
+
+// cmd_multi.go
+var (
+	ErrMultiNested   = errors.New("ERR MULTI calls can not be nested")
+	ErrExecNoMulti   = errors.New("ERR EXEC without MULTI")
+	ErrDiscardNoMult = errors.New("ERR DISCARD without MULTI")
+	ErrWatchInMulti  = errors.New("ERR WATCH inside MULTI is not allowed")
+	ErrExecAbort     = errors.New("EXECABORT Transaction discarded because of previous errors.")
+)
+
+// cmd_server.go
+var (
+	errTimeoutNotInteger = errors.New("ERR timeout is not an integer or out of range")
+	errWaitAOFLocalRange = errors.New("ERR value is out of range, value must between 0 and 1")
+	errNotPositive       = errors.New("ERR value is out of range, must be positive")
+	errWaitAOFNoAOF      = errors.New("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+)
+
+// cmd_string.go
+var (
+	errDecrOverflow = replyError("ERR decrement would overflow")
+	errOffsetRange  = replyError("ERR offset is out of range")
+)
+
+// cmd_zset.go
+var (
+	errScoreNaN        = errors.New("ERR resulting score is not a number (NaN)")
+	errZaddXXNX        = errors.New("ERR XX and NX options at the same time are not compatible")
+	errZaddGTLTNX      = errors.New("ERR GT, LT, and/or NX options at the same time are not compatible")
+	errZaddIncrPairs   = errors.New("ERR INCR option supports a single increment-element pair")
+	errMinMaxFloat     = errors.New("ERR min or max is not a float")
+	errMinMaxLex       = errors.New("ERR min or max not valid string range item")
+	errLimitNeedsBy    = errors.New("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+	errWithscoresBylex = errors.New("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+)
+
+// engine.go
+var (
+	// ErrPanic is reported when a command panicked; its writes were discarded.
+	ErrPanic = errors.New("ERR internal error while running the command (it was rolled back)")
+)
+
+// persist.go
+var (
+	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")
+	errNoAOF             = errors.New("ERR no append only file: the keyspace is in memory")
+	errCorruptAOF        = errors.New("corrupt")
+)
+
+// scan.go
+var (
+	errScanCursor = replyError("ERR invalid cursor")
+)
+
+// tx.go
+var (
+	// errRollback makes buntdb discard the transaction.
+	errRollback = errors.New("rollback")
+)
+
+// writer.go
+var (
+	// Errors with Redis's exact wording. Handlers reply with c.Err(err).
+	ErrSyntax          = errors.New("ERR syntax error")
+	ErrWrongType       = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+	ErrNotInteger      = errors.New("ERR value is not an integer or out of range")
+	ErrNotFloat        = errors.New("ERR value is not a valid float")
+	ErrOverflow        = errors.New("ERR increment or decrement would overflow")
+	ErrNoSuchKey       = errors.New("ERR no such key")
+	ErrDBIndex         = errors.New("ERR DB index is out of range")
+	ErrInvalidDB       = errors.New("ERR invalid DB index") // not an integer
+	ErrNoAuth          = errors.New("NOAUTH Authentication required.")
+	ErrWrongPass       = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
+	ErrNoPasswordSet   = errors.New("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+	ErrNoProto         = errors.New("NOPROTO unsupported protocol version")
+	ErrMaxClients      = errors.New("ERR max number of clients reached")
+	ErrStringTooLong   = errors.New("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	ErrNaNOrInfinity   = errors.New("ERR increment would produce NaN or Infinity")
+	ErrIncrOverflow    = errors.New("ERR increment or decrement would overflow")
+	ErrTimeoutNegative = errors.New("ERR timeout is negative")
+)
+
+// replyError is an error reply that is a constant.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// ErrArity is the reply for a wrong number of arguments. name is the
+// command's full name in lower case ("get", "client|setname").
+func ErrArity(name string) error {
+	return fmt.Errorf("ERR wrong number of arguments for '%s' command", name)
+}
+
+// ErrInvalidExpire is the reply for an expire time that is out of range.
+func ErrInvalidExpire(cmd string) error {
+	return fmt.Errorf("ERR invalid expire time in '%s' command", cmd)
+}
+
+// ErrUnknownSubcommand is Redis's reply for "CLIENT FOO".
+func ErrUnknownSubcommand(sub, cmd string) error {
+	return fmt.Errorf("ERR unknown subcommand '%s'. Try %s HELP.", truncateArg(sub), cmd)
+}
