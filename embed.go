@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
@@ -85,7 +84,13 @@ type Server struct {
 	started bool
 	closed  bool
 	served  chan error
-	sess    *engine.Session
+
+	// Do's client: it keeps its SELECT, MULTI and WATCH between calls.
+	doMu   sync.Mutex
+	doSess *engine.Session
+	// The direct helpers' client (Get, Set, DB(n)...), never in MULTI.
+	helperMu   sync.Mutex
+	helperSess *engine.Session
 }
 
 // NewServer makes a server; Start opens its port.
@@ -108,9 +113,18 @@ func Run() (*Server, error) {
 	return s, nil
 }
 
+// TB is the part of testing.TB that RunT and RunCluster use; *testing.T,
+// *testing.B and *testing.F have it. (An interface of our own keeps the
+// testing package out of programs that embed lockredis.)
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // RunT starts a server for a test and closes it when the test ends. It
 // fails the test if the server cannot start.
-func RunT(t testing.TB) *Server {
+func RunT(t TB) *Server {
 	t.Helper()
 	s := NewServer(Options{})
 	if err := s.Start(); err != nil {
@@ -177,9 +191,12 @@ func (s *Server) Start() error {
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
 	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
-	s.sess = engine.NewSession("embed")
-	s.sess.Authenticated = true
-	eng.AddSession(s.sess)
+	s.doSess = engine.NewSession(engine.KindEmbed)
+	s.helperSess = engine.NewSession(engine.KindEmbed)
+	for _, sess := range []*engine.Session{s.doSess, s.helperSess} {
+		sess.Authenticated = true
+		eng.AddSession(sess)
+	}
 	s.served = make(chan error, 1)
 	go func() { s.served <- s.srv.Serve(ln) }()
 	s.started = true
@@ -236,25 +253,52 @@ func (s *Server) SetTime(t time.Time) {
 // Now is the server's current time.
 func (s *Server) Now() time.Time { return s.eng.Clock.Now() }
 
-// Do runs a command as a client would, on database 0, and returns its reply.
+// Do runs a command as a client of its own would, through the same checks
+// as a connection's commands, and returns its reply. That client starts on
+// database 0 and keeps its state between calls, like a connection: SELECT,
+// MULTI (later commands answer QUEUED until EXEC), WATCH. It is already
+// authenticated. A blocking command that finds nothing answers at once
+// as if it timed out, as inside MULTI.
 func (s *Server) Do(args ...string) engine.Reply {
+	s.doMu.Lock()
+	defer s.doMu.Unlock()
+	return s.dispatch(s.doSess, args)
+}
+
+// dispatch runs args on sess and returns the reply.
+func (s *Server) dispatch(sess *engine.Session, args []string) engine.Reply {
+	if len(args) == 0 {
+		return engine.Reply{Kind: engine.KindError, Str: "ERR empty command"}
+	}
 	bargs := make([][]byte, len(args))
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
 	var rec engine.Recorder
-	if len(bargs) == 0 {
-		return engine.Reply{Kind: engine.KindError, Str: "ERR empty command"}
-	}
-	cmd, err := s.eng.Table.Resolve(bargs)
-	if err != nil {
-		return engine.Reply{Kind: engine.KindError, Str: err.Error()}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sess.SelectDB(0)
-	s.eng.Run(s.sess, cmd, bargs, &rec)
+	s.eng.Dispatch(sess, nil, bargs, &rec)
 	return rec.Last()
+}
+
+// DB is one database of a server, for the direct helpers: srv.DB(3).Get(k).
+// The Server's own helpers work on database 0.
+type DB struct {
+	s  *Server
+	db int
+}
+
+// DB returns database n's helpers.
+func (s *Server) DB(n int) *DB { return &DB{s: s, db: n} }
+
+// do runs a helper's command on database db.
+func (d *DB) do(args ...string) engine.Reply {
+	s := d.s
+	s.helperMu.Lock()
+	defer s.helperMu.Unlock()
+	if d.db < 0 || d.db >= s.eng.Databases() {
+		return engine.Reply{Kind: engine.KindError, Str: engine.ErrDBIndex.Error()}
+	}
+	s.helperSess.SelectDB(d.db)
+	return s.dispatch(s.helperSess, args)
 }
 
 func replyErr(r engine.Reply) error {
@@ -268,8 +312,8 @@ func replyErr(r engine.Reply) error {
 var ErrKeyNotFound = errors.New("lockredis: key not found")
 
 // Get returns the string value of key.
-func (s *Server) Get(key string) (string, error) {
-	r := s.Do("GET", key)
+func (d *DB) Get(key string) (string, error) {
+	r := d.do("GET", key)
 	if err := replyErr(r); err != nil {
 		return "", err
 	}
@@ -280,17 +324,17 @@ func (s *Server) Get(key string) (string, error) {
 }
 
 // Set stores a string value without expiry.
-func (s *Server) Set(key, value string) error { return replyErr(s.Do("SET", key, value)) }
+func (d *DB) Set(key, value string) error { return replyErr(d.do("SET", key, value)) }
 
 // SetTTL stores a string value that expires after ttl.
-func (s *Server) SetTTL(key, value string, ttl time.Duration) error {
-	return replyErr(s.Do("SET", key, value, "PX", strconv.FormatInt(ttl.Milliseconds(), 10)))
+func (d *DB) SetTTL(key, value string, ttl time.Duration) error {
+	return replyErr(d.do("SET", key, value, "PX", strconv.FormatInt(ttl.Milliseconds(), 10)))
 }
 
 // TTL is the time left before key expires: 0 when it has no expiry or
 // does not exist (see Exists).
-func (s *Server) TTL(key string) time.Duration {
-	r := s.Do("PTTL", key)
+func (d *DB) TTL(key string) time.Duration {
+	r := d.do("PTTL", key)
 	if r.Kind != engine.KindInt || r.Int < 0 {
 		return 0
 	}
@@ -298,14 +342,14 @@ func (s *Server) TTL(key string) time.Duration {
 }
 
 // Exists reports whether key exists.
-func (s *Server) Exists(key string) bool { return s.Do("EXISTS", key).Int == 1 }
+func (d *DB) Exists(key string) bool { return d.do("EXISTS", key).Int == 1 }
 
 // Del deletes key and reports whether it existed.
-func (s *Server) Del(key string) bool { return s.Do("DEL", key).Int == 1 }
+func (d *DB) Del(key string) bool { return d.do("DEL", key).Int == 1 }
 
-// Keys lists the keys of database 0, sorted.
-func (s *Server) Keys() []string {
-	r := s.Do("KEYS", "*")
+// Keys lists the keys of the database, sorted.
+func (d *DB) Keys() []string {
+	r := d.do("KEYS", "*")
 	out := make([]string, 0, len(r.Elems))
 	for _, e := range r.Elems {
 		out = append(out, e.Str)
@@ -315,35 +359,66 @@ func (s *Server) Keys() []string {
 }
 
 // FlushAll deletes every key of every database.
-func (s *Server) FlushAll() { s.Do("FLUSHALL") }
+func (d *DB) FlushAll() { d.do("FLUSHALL") }
 
-// Dump is a readable listing of database 0: one line per key with its type,
+// Dump is a readable listing of the database: one line per key with its type,
 // value and time to live. Handy in test failure messages.
-func (s *Server) Dump() string {
+func (d *DB) Dump() string {
 	var sb strings.Builder
-	for _, k := range s.Keys() {
-		typ := s.Do("TYPE", k).Str
+	for _, k := range d.Keys() {
+		typ := d.do("TYPE", k).Str
 		var val string
 		switch typ {
 		case "string":
-			val = fmt.Sprintf("%q", s.Do("GET", k).Str)
+			val = fmt.Sprintf("%q", d.do("GET", k).Str)
 		case "hash":
-			val = s.Do("HGETALL", k).String()
+			val = d.do("HGETALL", k).String()
 		case "list":
-			val = s.Do("LRANGE", k, "0", "-1").String()
+			val = d.do("LRANGE", k, "0", "-1").String()
 		case "set":
-			val = s.Do("SMEMBERS", k).String()
+			val = d.do("SMEMBERS", k).String()
 		case "zset":
-			val = s.Do("ZRANGE", k, "0", "-1", "WITHSCORES").String()
+			val = d.do("ZRANGE", k, "0", "-1", "WITHSCORES").String()
 		}
 		fmt.Fprintf(&sb, "%s (%s) %s", k, typ, val)
-		if ttl := s.Do("PTTL", k).Int; ttl >= 0 {
+		if ttl := d.do("PTTL", k).Int; ttl >= 0 {
 			fmt.Fprintf(&sb, " ttl=%s", time.Duration(ttl)*time.Millisecond)
 		}
 		sb.WriteByte('\n')
 	}
 	return sb.String()
 }
+
+// The Server's direct helpers work on database 0 (see DB for others).
+
+// Get returns the string value of key in database 0.
+func (s *Server) Get(key string) (string, error) { return s.DB(0).Get(key) }
+
+// Set stores a string value without expiry in database 0.
+func (s *Server) Set(key, value string) error { return s.DB(0).Set(key, value) }
+
+// SetTTL stores a string value that expires after ttl in database 0.
+func (s *Server) SetTTL(key, value string, ttl time.Duration) error {
+	return s.DB(0).SetTTL(key, value, ttl)
+}
+
+// TTL is the time left before key expires in database 0 (see DB.TTL).
+func (s *Server) TTL(key string) time.Duration { return s.DB(0).TTL(key) }
+
+// Exists reports whether key exists in database 0.
+func (s *Server) Exists(key string) bool { return s.DB(0).Exists(key) }
+
+// Del deletes key from database 0 and reports whether it existed.
+func (s *Server) Del(key string) bool { return s.DB(0).Del(key) }
+
+// Keys lists the keys of database 0, sorted.
+func (s *Server) Keys() []string { return s.DB(0).Keys() }
+
+// FlushAll deletes every key of every database.
+func (s *Server) FlushAll() { s.DB(0).FlushAll() }
+
+// Dump is DB.Dump of database 0.
+func (s *Server) Dump() string { return s.DB(0).Dump() }
 
 // Pause makes the server stop answering, like a hung or partitioned node:
 // connections stay open and commands wait until Resume (CLIENT PAUSE ALL).
@@ -373,7 +448,7 @@ func StartCluster(n int) (Cluster, error) {
 // RunCluster starts n independent servers and closes them when the test
 // ends. Close, Pause or FastForward any one of them to simulate a node that
 // is down, hung, or whose clock jumped.
-func RunCluster(t testing.TB, n int) Cluster {
+func RunCluster(t TB, n int) Cluster {
 	t.Helper()
 	c, err := StartCluster(n)
 	if err != nil {

@@ -25,9 +25,8 @@ func BenchmarkSetNXPX(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		args[1] = keys[i%len(keys)]
-		cmd, _ := e.Table.Resolve(args)
 		rec.Reset()
-		e.Run(s, cmd, args, &rec)
+		e.Dispatch(s, nil, args, &rec)
 	}
 }
 
@@ -43,8 +42,7 @@ func BenchmarkGet(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd, _ := e.Table.Resolve(args)
 		rec.Reset()
-		e.Run(s, cmd, args, &rec)
+		e.Dispatch(s, nil, args, &rec)
 	}
 }

@@ -159,7 +159,7 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 		}
 		// The waiter's goroutine is parked, so its session (still on the
 		// database it blocked in) is safe to use here.
-		tx.e.RunIn(tx, b.sess, b.cmd, b.args, &b.rec)
+		tx.e.serveBlocked(tx, b.sess, b.cmd, b.args, &b.rec)
 		b.state = blockServed
 		b.mu.Unlock()
 		r.remove(b)

@@ -412,6 +412,7 @@ func cmdConfigResetstat(c *Call) {
 	} {
 		v.Store(0)
 	}
+	c.E.resetStats()
 	c.OK()
 }
 

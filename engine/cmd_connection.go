@@ -34,10 +34,10 @@ func connectionCommands() []*Command {
 		{Name: "ping", Arity: -1, Flags: FlagFast | FlagSubscribedOK | FlagNoKeyspace, Handler: cmdPing},
 		{Name: "echo", Arity: 2, Flags: conn, Handler: cmdEcho},
 		{Name: "select", Arity: 2, Flags: conn, Handler: cmdSelect},
-		{Name: "quit", Arity: -1, Flags: preAuth | FlagSubscribedOK, Handler: cmdQuit},
+		{Name: "quit", Arity: -1, Flags: preAuth | FlagSubscribedOK | FlagMultiControl, Handler: cmdQuit},
 		{Name: "auth", Arity: -2, Flags: preAuth, Handler: cmdAuth},
 		{Name: "hello", Arity: -1, Flags: preAuth, Handler: cmdHello},
-		{Name: "reset", Arity: 1, Flags: preAuth | FlagSubscribedOK, Handler: cmdReset},
+		{Name: "reset", Arity: 1, Flags: preAuth | FlagSubscribedOK | FlagMultiControl, Handler: cmdReset},
 	}
 }
 

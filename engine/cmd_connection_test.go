@@ -40,15 +40,8 @@ func (tc *testConn) do(args ...string) string {
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	cmd, err := tc.te.Table.Resolve(bargs)
-	if err != nil {
-		return "(error) " + err.Error()
-	}
-	if tc.te.NeedsAuth(tc.s) && !cmd.Flags.Has(FlagNoAuth) {
-		return "(error) " + ErrNoAuth.Error()
-	}
 	var rec Recorder
-	tc.te.Run(tc.s, cmd, bargs, &rec)
+	tc.te.Dispatch(tc.s, nil, bargs, &rec)
 	if len(rec.Replies) != 1 {
 		tc.te.t.Fatalf("%q wrote %d replies, want 1", args, len(rec.Replies))
 	}

@@ -32,44 +32,42 @@ type PubsubCounter interface {
 
 // infoSection is one "# Name" block of INFO.
 type infoSection struct {
-	name string // lower case, as INFO's arguments name it
-	gen  func(b []byte, c *Call) []byte
+	name      string // lower case, as INFO's arguments name it
+	alias     string // another name selecting it ("module_list")
+	inDefault bool   // printed by INFO and INFO default
+	gen       func(b []byte, c *Call) []byte
 }
 
-// infoSections are in the order Redis prints them. All of them are in
-// "default": the sections Redis leaves out of it (commandstats,
-// latencystats) are not kept here.
+// infoSections are in the order Redis prints them. Redis's latencystats
+// (per-command latency percentiles) is not kept.
 var infoSections = []infoSection{
-	{"server", infoServer},
-	{"clients", infoClients},
-	{"memory", infoMemory},
-	{"persistence", infoPersistence},
-	{"stats", infoStats},
-	{"replication", infoReplication},
-	{"cpu", infoCPU},
-	{"modules", func(b []byte, _ *Call) []byte { return append(b, "# Modules\r\n"...) }},
-	{"cluster", func(b []byte, _ *Call) []byte { return append(b, "# Cluster\r\ncluster_enabled:0\r\n"...) }},
-	{"keyspace", infoKeyspace},
+	{"server", "", true, infoServer},
+	{"clients", "", true, infoClients},
+	{"memory", "", true, infoMemory},
+	{"persistence", "", true, infoPersistence},
+	{"stats", "", true, infoStats},
+	{"replication", "", true, infoReplication},
+	{"cpu", "", true, infoCPU},
+	{"modules", "module_list", true, func(b []byte, _ *Call) []byte { return append(b, "# Modules\r\n"...) }},
+	{"commandstats", "", false, infoCommandstats},
+	{"errorstats", "", true, infoErrorstats},
+	{"cluster", "", true, func(b []byte, _ *Call) []byte { return append(b, "# Cluster\r\ncluster_enabled:0\r\n"...) }},
+	{"keyspace", "", true, infoKeyspace},
 }
 
 // cmdInfo answers the selected sections, in Redis's order whatever the
-// order asked, separated by blank lines. Unknown names select nothing.
+// order asked, separated by blank lines: no argument or "default" selects
+// the default sections, "all" and "everything" every one. Unknown names
+// select nothing.
 func cmdInfo(c *Call) {
 	want := make([]bool, len(infoSections))
-	if len(c.Args) == 1 {
-		for i := range want {
-			want[i] = true
-		}
+	for i, s := range infoSections {
+		want[i] = len(c.Args) == 1 && s.inDefault
 	}
 	for _, a := range c.Args[1:] {
-		if EqualFold(a, "all") || EqualFold(a, "everything") || EqualFold(a, "default") {
-			for i := range want {
-				want[i] = true
-			}
-			continue
-		}
+		all := EqualFold(a, "all") || EqualFold(a, "everything")
 		for i, s := range infoSections {
-			if EqualFold(a, s.name) {
+			if all || (EqualFold(a, "default") && s.inDefault) || EqualFold(a, s.name) || (s.alias != "" && EqualFold(a, s.alias)) {
 				want[i] = true
 			}
 		}

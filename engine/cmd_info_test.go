@@ -39,7 +39,11 @@ func parseInfo(t *testing.T, rep Reply) (names []string, fields map[string]map[s
 	return names, fields
 }
 
-var allInfoSections = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Cluster", "Keyspace"}
+// The sections of INFO and INFO default (Redis 7.0), and of INFO all.
+var (
+	defaultInfoSections = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats", "Cluster", "Keyspace"}
+	allInfoSections     = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats", "Errorstats", "Cluster", "Keyspace"}
+)
 
 func TestInfoSections(t *testing.T) {
 	te := newTestEngine(t)
@@ -47,8 +51,10 @@ func TestInfoSections(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{cmd("INFO"), allInfoSections},
-		{cmd("INFO", "default"), allInfoSections},
+		{cmd("INFO"), defaultInfoSections},
+		{cmd("INFO", "default"), defaultInfoSections},
+		{cmd("INFO", "commandstats", "server"), []string{"Server", "Commandstats"}},
+		{cmd("INFO", "module_list"), []string{"Modules"}},
 		{cmd("INFO", "ALL"), allInfoSections},
 		{cmd("INFO", "everything"), allInfoSections},
 		{cmd("INFO", "server"), []string{"Server"}},

@@ -481,13 +481,12 @@ func TestScanConcurrent(t *testing.T) {
 			defer wg.Done()
 			s := NewSession("normal")
 			s.Authenticated = true
-			cmd := te.Table.Get([]byte("scan"))
 			seen := 0
 			cursor := "0"
 			for {
 				var rec Recorder
 				args := [][]byte{[]byte("SCAN"), []byte(cursor), []byte("COUNT"), []byte("3")}
-				te.Run(s, cmd, args, &rec)
+				te.Dispatch(s, nil, args, &rec)
 				rep := rec.Last()
 				seen += len(rep.Elems[1].Elems)
 				if cursor = rep.Elems[0].Str; cursor == "0" {

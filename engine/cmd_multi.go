@@ -1,17 +1,19 @@
 package engine
 
+import "time"
+
 // MULTI/EXEC/DISCARD/WATCH/UNWATCH. The queue lives in the Session; the
-// connection decides what to queue (IsMultiControl) and EXEC runs the queue
+// dispatcher queues what is not FlagMultiControl and EXEC runs the queue
 // in one exclusive transaction with one frozen "now".
 
 func multiCommands() []*Command {
-	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy
+	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagMultiControl
 	return []*Command{
 		{Name: "multi", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdMulti},
-		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagWriteTx, Handler: cmdExec},
+		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagWriteTx | FlagMultiControl, Handler: cmdExec},
 		{Name: "discard", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdDiscard},
 		{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdWatch},
-		{Name: "unwatch", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdUnwatch},
+		{Name: "unwatch", Arity: 1, Flags: ctl&^FlagMultiControl | FlagNoKeyspace, Handler: cmdUnwatch},
 	}
 }
 
@@ -23,16 +25,6 @@ type queuedCommand struct {
 type multiState struct {
 	queue  []queuedCommand
 	failed bool // a command was rejected while queuing: EXEC aborts
-}
-
-// IsMultiControl reports whether cmd runs at once inside MULTI instead of
-// being queued.
-func IsMultiControl(cmd *Command) bool {
-	switch cmd.FullName {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
-		return true
-	}
-	return false
 }
 
 // InMulti reports whether the session is queuing commands.
@@ -113,7 +105,8 @@ func cmdExec(c *Call) {
 	}
 	c.W.Array(len(m.queue))
 	for _, q := range m.queue {
-		c.E.RunIn(c.Tx, s, q.cmd, q.args, c.W)
+		// Checked when queued: run, as Redis's execCommand calls call().
+		c.E.run(s, c.Tx, q.cmd, q.args, c.W, time.Now())
 	}
 }
 

@@ -23,17 +23,8 @@ func (cl *client) do(args ...string) string {
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	cmd, err := cl.te.Table.Resolve(bargs)
-	if err != nil {
-		cl.s.FailMulti()
-		return "(error) " + err.Error()
-	}
-	if cl.s.InMulti() && !IsMultiControl(cmd) {
-		cl.s.Queue(cmd, bargs)
-		return "QUEUED"
-	}
 	var rec Recorder
-	cl.te.Run(cl.s, cmd, bargs, &rec)
+	cl.te.Dispatch(cl.s, nil, bargs, &rec)
 	return rec.Last().String()
 }
 

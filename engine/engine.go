@@ -97,6 +97,9 @@ type Engine struct {
 
 	pause pauseState
 
+	execCmd *Command   // EXEC, whose refusal discards the transaction (dispatch.go)
+	errors  errorStats // INFO errorstats (stats.go)
+
 	clientsMu sync.Mutex
 	clients   map[int64]*Session
 	nextID    atomic.Int64
@@ -204,6 +207,7 @@ func New(cfg Config) (*Engine, error) {
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
 	e.registerBuiltins()
+	e.execCmd = e.Table.Get([]byte("exec"))
 	if path != ":memory:" {
 		if e.persist, err = newPersister(e, path, cfg.AppendFsync); err != nil {
 			db.Close()
@@ -280,6 +284,7 @@ type Call struct {
 	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
 
 	canBlock bool
+	cw       countingWriter // W while the handler runs (dispatch.go)
 }
 
 // Err replies with an error value.
@@ -290,45 +295,6 @@ func (c *Call) OK() { c.W.Status("OK") }
 
 // Errf replies with a formatted error; the format must start with a prefix.
 func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, args...)) }
-
-// Run executes a resolved command for session s, in its own transaction
-// unless the command touches no key.
-func (e *Engine) Run(s *Session, cmd *Command, args [][]byte, w Writer) {
-	e.Stats.Commands.Add(1)
-	if cmd.Flags.Has(FlagNoKeyspace) {
-		c := Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal"}
-		cmd.Handler(&c)
-		return
-	}
-	// The Call lives in the pooled Tx and the body is a plain function,
-	// so running a command allocates nothing here.
-	tx := e.txPool.Get().(*Tx)
-	tx.call = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, canBlock: s.Kind == "normal", Tx: tx}
-	e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
-}
-
-// runCall is the body of the transaction Run opens.
-func runCall(tx *Tx) {
-	c := &tx.call
-	if tx.e.fenceRefuses(tx, c.Cmd, c.Args, c.W) { // restart fence (fence.go)
-		return
-	}
-	c.Cmd.Handler(c)
-}
-
-// RunIn executes a resolved command inside an existing transaction (EXEC,
-// redis.call). The command works on s's selected database.
-func (e *Engine) RunIn(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer) {
-	e.Stats.Commands.Add(1)
-	tx.DB = s.DB
-	if e.fenceRefuses(tx, cmd, args, w) { // restart fence (fence.go)
-		return
-	}
-	c := tx.pushCall()
-	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
-	cmd.Handler(c)
-	tx.popCall()
-}
 
 // Do runs fn in a transaction on database db: exclusive when write is set,
 // shared otherwise. A panic in fn rolls the transaction back and is
@@ -445,7 +411,7 @@ func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 // AddSession registers a session and gives it an id.
 func (e *Engine) AddSession(s *Session) {
 	s.ID = e.nextID.Add(1)
-	if s.Kind == "normal" {
+	if s.Kind == KindClient {
 		e.clientsMu.Lock()
 		e.clients[s.ID] = s
 		e.clientsMu.Unlock()

@@ -27,19 +27,15 @@ func newTestEngine(t *testing.T) *testEngine {
 	return &testEngine{t: t, Engine: e, s: s}
 }
 
-// do runs a command the way a connection does (lookup, arity, run) and
+// do runs a command the way a connection does (through Dispatch) and
 // returns its reply.
 func (te *testEngine) do(args ...string) Reply {
 	bargs := make([][]byte, len(args))
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	cmd, err := te.Table.Resolve(bargs)
-	if err != nil {
-		return Reply{Kind: KindError, Str: err.Error()}
-	}
 	var rec Recorder
-	te.Run(te.s, cmd, bargs, &rec)
+	te.Dispatch(te.s, nil, bargs, &rec)
 	if len(rec.Replies) != 1 {
 		te.t.Fatalf("%q wrote %d replies, want 1", args, len(rec.Replies))
 	}

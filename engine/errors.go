@@ -144,6 +144,22 @@ var (
 	ErrTimeoutNegative = errors.New("ERR timeout is negative")
 )
 
+// dispatch.go: refusals before a command runs.
+var (
+	errNotInMulti = errors.New("ERR Command not allowed inside a transaction")
+	// A script's redis.call is refused with texts of its own (scriptCall).
+	errScriptUnknownCommand    = errors.New("ERR Unknown Redis command called from script")
+	errScriptWrongArity        = errors.New("ERR Wrong number of args calling Redis command from script")
+	errScriptNotAllowed        = errors.New("ERR This Redis command is not allowed from script")
+	errScriptWriteFromReadOnly = errors.New("ERR Write commands are not allowed from read-only scripts.")
+)
+
+// errSubscribedContext refuses a command on a RESP2 connection in
+// subscribed mode.
+func errSubscribedContext(name string) error {
+	return fmt.Errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", name)
+}
+
 // replyError is an error reply that is a constant.
 type replyError string
 

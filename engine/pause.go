@@ -26,11 +26,14 @@ func (e *Engine) Pause(d time.Duration, writeOnly bool) {
 	if d <= 0 {
 		until = time.Now().Add(100 * 365 * 24 * time.Hour)
 	}
-	if p.until.IsZero() || until.After(p.until) {
-		p.until = until
-	}
-	if p.until.IsZero() || !writeOnly {
+	// Decide the kind before the deadline moves: a pause of writes only
+	// does not weaken a pause of everything still in force.
+	active := !p.until.IsZero() && time.Now().Before(p.until)
+	if !active || !writeOnly {
 		p.writeOnly = writeOnly
+	}
+	if !active || until.After(p.until) {
+		p.until = until
 	}
 	p.signal()
 }
@@ -55,9 +58,6 @@ func (p *pauseState) signal() {
 // WaitPause blocks while cmd is held back by a pause, or until done is
 // closed. It returns at once when nothing is paused.
 func (e *Engine) WaitPause(cmd *Command, done <-chan struct{}) {
-	if cmd.FullName == "client|unpause" {
-		return // else nothing could end an open-ended pause
-	}
 	p := &e.pause
 	for {
 		p.mu.Lock()

@@ -154,11 +154,10 @@ func TestAlwaysGroupCommit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := NewSession("normal")
-			cmd := te.Table.Get([]byte("set"))
 			for i := 0; i < each; i++ {
 				var rec Recorder
 				args := [][]byte{[]byte("set"), fmt.Appendf(nil, "k%d-%d", c, i), []byte("v"), []byte("PX"), []byte("60000")}
-				te.Run(s, cmd, args, &rec)
+				te.Dispatch(s, nil, args, &rec)
 				if rec.Last().String() != "OK" {
 					t.Errorf("reply %s", rec.Last())
 				}

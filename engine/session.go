@@ -6,10 +6,18 @@ import (
 	"time"
 )
 
-// Session is the per-connection state that commands read and change:
-// selected database, authentication, protocol, name. resp/ owns the socket
-// and the MULTI queue; the engine keeps every live Session in a registry
-// for CLIENT LIST and INFO.
+// Session kinds: where a session's commands come from, which decides the
+// rules Dispatch applies to them.
+const (
+	KindClient = "normal" // a connection (resp/)
+	KindScript = "lua"    // a script's redis.call (luasvc/)
+	KindEmbed  = "embed"  // the Go API (package lockredis)
+)
+
+// Session is the state of one client that commands read and change:
+// selected database, authentication, protocol, name, the MULTI queue and
+// WATCHed keys. resp/ owns the socket; the engine keeps every connection's
+// Session in a registry for CLIENT LIST and INFO.
 type Session struct {
 	ID      int64
 	Created time.Time
@@ -34,9 +42,22 @@ type Session struct {
 	multi *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch *watchSet   // WATCHed keys, nil when none
 
-	// Kind says where the session comes from: "normal" for sockets,
-	// "lua" for scripts, "embed" for the Go API.
+	// Kind says where the session comes from (KindClient, KindScript,
+	// KindEmbed).
 	Kind string
+
+	// ScriptReadOnly is set on a script's session while a read-only script
+	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
+	ScriptReadOnly bool
+
+	// Done is closed when the server stops: a command held by a pause
+	// stops waiting. Nil: never.
+	Done <-chan struct{}
+
+	// BeforeRun, when set, is called by Dispatch just before a command
+	// that passed every check runs: resp/ hands a connection that is
+	// about to subscribe to the pub/sub hub there.
+	BeforeRun func(*Command)
 
 	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
 	mu         sync.Mutex
@@ -67,6 +88,10 @@ func NewSession(kind string) *Session {
 	s.Multi.Store(-1)
 	return s
 }
+
+// Subscriptions counts the channels, patterns and shard channels the
+// session is subscribed to.
+func (s *Session) Subscriptions() int32 { return s.Sub.Load() + s.PSub.Load() + s.SSub.Load() }
 
 // SetName sets the CLIENT SETNAME name.
 func (s *Session) SetName(n string) {

@@ -26,6 +26,7 @@ const (
 	FlagAllowBusy                      // allowed while a script runs too long
 	FlagWriteTx                        // needs an exclusive transaction without being a write command (EVAL, EXEC)
 	FlagSubscribedOK                   // allowed while subscribed in RESP2 (not a Redis flag)
+	FlagMultiControl                   // runs at once inside MULTI instead of being queued (not a Redis flag)
 )
 
 var flagNames = []struct {
@@ -83,6 +84,8 @@ type Command struct {
 	FullName string // "get", "client|setname"
 	parent   *Command
 	subs     map[string]*Command
+
+	stats commandStats // INFO commandstats (stats.go)
 }
 
 // keys sets a command's key positions (first, last, step) for COMMAND
@@ -152,25 +155,19 @@ func (t *Table) All() []*Command {
 	return out
 }
 
-// Resolve finds the command for args and checks its arity, with Redis's
-// errors: unknown command, unknown subcommand, wrong number of arguments.
-func (t *Table) Resolve(args [][]byte) (*Command, error) {
+// Lookup finds the command for args as Redis's lookupCommand does: a
+// subcommand when the command is a container and a second argument is
+// given (nil when that subcommand does not exist), else the command.
+func (t *Table) Lookup(args [][]byte) *Command {
 	cmd := t.Get(args[0])
-	if cmd == nil {
-		return nil, unknownCommand(args)
+	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
+		return cmd.Sub(args[1])
 	}
-	if cmd.subs != nil && len(args) >= 2 {
-		sub := cmd.Sub(args[1])
-		if sub == nil {
-			return nil, ErrUnknownSubcommand(string(args[1]), strings.ToUpper(cmd.Name))
-		}
-		cmd = sub
-	}
-	if !arityOK(cmd.Arity, len(args)) {
-		return nil, ErrArity(cmd.FullName)
-	}
-	return cmd, nil
+	return cmd
 }
+
+// ArityOK reports whether n arguments (the name included) suit cmd.
+func (c *Command) ArityOK(n int) bool { return arityOK(c.Arity, n) }
 
 func arityOK(arity, n int) bool {
 	if arity >= 0 {

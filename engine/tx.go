@@ -35,8 +35,10 @@ type Tx struct {
 	// How Engine.do runs it (engine.go).
 	body       func(*Tx)
 	runFn      func(*buntdb.Tx) error // tx.run, bound once
-	call       Call                   // the command Engine.Run runs
-	nested     []*Call                // reused Calls of RunIn, by depth
+	call       Call                   // the command run opens this transaction for (dispatch.go)
+	callW      Writer                 // its writer and start time
+	callStart  time.Time
+	nested     []*Call // reused Calls of RunIn, by depth
 	depth      int
 	panicked   any
 	alwaysSync bool
@@ -66,6 +68,7 @@ func (tx *Tx) reset() {
 	tx.flushedAll = false
 	tx.body = nil
 	tx.call = Call{}
+	tx.callW = nil
 	tx.depth = 0
 	tx.panicked = nil
 	tx.alwaysSync = false

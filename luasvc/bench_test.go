@@ -21,9 +21,9 @@ const (
 
 // benchRun runs a resolved command the way a connection does, reusing the
 // argument vector.
-func benchRun(b *testing.B, ts *testService, cmd *engine.Command, args [][]byte, rec *engine.Recorder) {
+func benchRun(b *testing.B, ts *testService, args [][]byte, rec *engine.Recorder) {
 	rec.Reset()
-	ts.e.Run(ts.s, cmd, args, rec)
+	ts.e.Dispatch(ts.s, nil, args, rec)
 	if len(rec.Replies) != 1 || rec.Replies[0].Kind == engine.KindError {
 		b.Fatalf("%q: %v", args, rec.Replies)
 	}
@@ -34,16 +34,14 @@ func benchRun(b *testing.B, ts *testService, cmd *engine.Command, args [][]byte,
 func BenchmarkRelease(b *testing.B) {
 	ts := newTestService(b)
 	sha := ts.do("SCRIPT", "LOAD", releaseScript).Str
-	set, _ := ts.e.Table.Resolve([][]byte{[]byte("SET"), nil, nil})
-	evalsha, _ := ts.e.Table.Resolve([][]byte{[]byte("EVALSHA"), nil, nil})
 	var rec engine.Recorder
 	setArgs := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("token-1")}
 	relArgs := [][]byte{[]byte("EVALSHA"), []byte(sha), []byte("1"), []byte("lock:1"), []byte("token-1")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		benchRun(b, ts, set, setArgs, &rec)
-		benchRun(b, ts, evalsha, relArgs, &rec)
+		benchRun(b, ts, setArgs, &rec)
+		benchRun(b, ts, relArgs, &rec)
 		if rec.Replies[0].Int != 1 {
 			b.Fatal(rec.Replies[0])
 		}
@@ -55,8 +53,6 @@ func BenchmarkRelease(b *testing.B) {
 func BenchmarkReentrantAcquire(b *testing.B) {
 	ts := newTestService(b)
 	sha := ts.do("SCRIPT", "LOAD", acquireScript).Str
-	evalsha, _ := ts.e.Table.Resolve([][]byte{[]byte("EVALSHA"), nil, nil})
-	del, _ := ts.e.Table.Resolve([][]byte{[]byte("DEL"), nil})
 	var rec engine.Recorder
 	args := [][]byte{[]byte("EVALSHA"), []byte(sha), []byte("1"), []byte("lock:1"), []byte("30000"), []byte("uuid-1:" + strconv.Itoa(1))}
 	delArgs := [][]byte{[]byte("DEL"), []byte("lock:1")}
@@ -64,9 +60,9 @@ func BenchmarkReentrantAcquire(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i%64 == 0 {
-			benchRun(b, ts, del, delArgs, &rec)
+			benchRun(b, ts, delArgs, &rec)
 		}
-		benchRun(b, ts, evalsha, args, &rec)
+		benchRun(b, ts, args, &rec)
 	}
 }
 
@@ -75,11 +71,10 @@ func BenchmarkReentrantAcquire(b *testing.B) {
 func BenchmarkEvalSHAReturn1(b *testing.B) {
 	ts := newTestService(b)
 	sha := ts.do("SCRIPT", "LOAD", "return 1").Str
-	evalsha, _ := ts.e.Table.Resolve([][]byte{[]byte("EVALSHA"), nil, nil})
 	var rec engine.Recorder
 	args := [][]byte{[]byte("EVALSHA"), []byte(sha), []byte("0")}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		benchRun(b, ts, evalsha, args, &rec)
+		benchRun(b, ts, args, &rec)
 	}
 }

@@ -56,12 +56,8 @@ func (ts *testService) doOn(s *engine.Session, args ...string) engine.Reply {
 	for i, a := range args {
 		bargs[i] = []byte(a)
 	}
-	cmd, err := ts.e.Table.Resolve(bargs)
-	if err != nil {
-		return engine.Reply{Kind: engine.KindError, Str: err.Error()}
-	}
 	var rec engine.Recorder
-	ts.e.Run(s, cmd, bargs, &rec)
+	ts.e.Dispatch(s, nil, bargs, &rec)
 	if len(rec.Replies) != 1 {
 		ts.t.Fatalf("%q wrote %d replies, want 1", args, len(rec.Replies))
 	}

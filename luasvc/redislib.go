@@ -11,15 +11,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Texts of the errors redis.call raises (and redis.pcall returns), as
-// Redis 7.0 words them.
+// Texts of the errors the redis library raises, as Redis 7.0 words them
+// (refusals of the command itself come from engine.Dispatch).
 const (
 	msgNoArgs       = "Please specify at least one argument for this redis lib call"
 	msgBadArgType   = "Lua redis lib command arguments must be strings or integers"
-	msgUnknownCmd   = "Unknown Redis command called from script"
-	msgWrongArity   = "Wrong number of args calling Redis command from script"
-	msgNotAllowed   = "This Redis command is not allowed from script"
-	msgWriteFromRO  = "Write commands are not allowed from read-only scripts."
 	msgNoScriptCtx  = "redis.call/pcall can only be called inside a script invocation"
 	msgWrongArgs    = "wrong number of arguments"
 	msgWrongArgType = "wrong number or type of arguments"
@@ -103,23 +99,11 @@ func (v *vm) args(L *lua.LState) ([][]byte, string) {
 	return v.cmdv[start:len(v.cmdv):len(v.cmdv)], ""
 }
 
-// resolve finds the command for argv with the errors Redis gives scripts.
-func (v *vm) resolve(argv [][]byte) (*engine.Command, string) {
-	cmd := v.svc.e.Table.Get(argv[0])
-	if cmd == nil {
-		return nil, msgUnknownCmd
-	}
-	if len(cmd.Subcommands) > 0 && len(argv) >= 2 {
-		sub := cmd.Sub(argv[1])
-		if sub == nil {
-			return nil, msgUnknownCmd
-		}
-		cmd = sub
-	}
-	if a := cmd.Arity; (a >= 0 && len(argv) != a) || (a < 0 && len(argv) < -a) {
-		return nil, msgWrongArity
-	}
-	return cmd, ""
+// resolve finds the command for argv as redis.acl_check_cmd does: a
+// known command with a valid number of arguments.
+func (v *vm) resolve(argv [][]byte) (*engine.Command, bool) {
+	cmd := v.svc.e.Table.Lookup(argv)
+	return cmd, cmd != nil && cmd.ArityOK(len(argv))
 }
 
 // redisCall is redis.call (raises set) and redis.pcall.
@@ -131,21 +115,9 @@ func (v *vm) redisCall(L *lua.LState, raises bool) int {
 	if bad != "" {
 		return raiseOrReturn(L, raises, errorTable(L, "ERR "+bad, false))
 	}
-	cmd, bad := v.resolve(argv)
-	if bad == "" {
-		switch {
-		case cmd.Flags.Has(engine.FlagNoScript):
-			bad = msgNotAllowed
-		case v.noWrites && cmd.Flags&(engine.FlagWrite|engine.FlagMayReplicate) != 0:
-			bad = msgWriteFromRO
-		}
-	}
-	if bad != "" {
-		return raiseOrReturn(L, raises, errorTable(L, "ERR "+bad, true))
-	}
 	w := &v.w
 	w.reset(L, v.resp)
-	if !v.runCommand(cmd, argv) {
+	if !v.runCommand(argv) {
 		raise(L, "%s", errStopPanic.Error())
 	}
 	if !w.done {
@@ -163,10 +135,11 @@ func (v *vm) redisCall(L *lua.LState, raises bool) int {
 	return 1
 }
 
-// runCommand runs one command in the script's transaction. A panicking
+// runCommand runs one command in the script's transaction, through the
+// engine's dispatcher (which refuses what scripts may not run). A panicking
 // command stops the script; exec re-raises the panic once the Lua state is
 // unwound, so the engine rolls the whole transaction back.
-func (v *vm) runCommand(cmd *engine.Command, argv [][]byte) (ok bool) {
+func (v *vm) runCommand(argv [][]byte) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			v.panicked = r
@@ -174,7 +147,7 @@ func (v *vm) runCommand(cmd *engine.Command, argv [][]byte) (ok bool) {
 			ok = false
 		}
 	}()
-	v.svc.e.RunIn(v.call.Tx, v.sess, cmd, argv, &v.w)
+	v.svc.e.Dispatch(v.sess, v.call.Tx, argv, &v.w)
 	return true
 }
 
@@ -301,9 +274,9 @@ func (v *vm) redisACLCheckCmd(L *lua.LState) int {
 	if bad != "" {
 		L.Error(errorTable(L, "ERR "+bad, false), 0)
 	}
-	_, bad = v.resolve(argv)
+	_, ok := v.resolve(argv)
 	v.cmdv = v.cmdv[:start]
-	if bad != "" {
+	if !ok {
 		L.Error(errorTable(L, "ERR Invalid command passed to redis.acl_check_cmd()", false), 0)
 	}
 	L.Push(lua.LTrue)

@@ -225,6 +225,22 @@ func errorTable(L *lua.LState, text string, stats bool) *lua.LTable {
 	return t
 }
 
+// errorCounted reports whether an error table carries Redis's
+// ignore_error_stats_update: the error of a redis.call, already counted.
+func errorCounted(t *lua.LTable) bool {
+	return t.RawGetString("ignore_error_stats_update") == lua.LTrue
+}
+
+// writeError replies with a script's error; one already counted in the
+// error statistics (errorCounted) is not counted again.
+func writeError(w engine.Writer, msg string, counted bool) {
+	if ec, ok := w.(engine.ErrorCounter); ok && counted {
+		ec.ErrorCounted(msg)
+		return
+	}
+	w.Error(msg)
+}
+
 // writeReply converts a script's return value to a reply (Redis's
 // luaReplyToRedisReply): number -> integer (truncated), string -> bulk,
 // true -> 1, false and nil -> null, {err=} -> error, {ok=} -> status,
@@ -257,7 +273,7 @@ func (v *vm) writeReply(w engine.Writer, val lua.LValue, depth int) {
 
 func (v *vm) writeTable(w engine.Writer, t *lua.LTable, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
-		w.Error(string(e))
+		writeError(w, string(e), errorCounted(t))
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

@@ -55,7 +55,6 @@ type vm struct {
 	// The current run.
 	call     *engine.Call
 	sc       *script
-	noWrites bool
 	resp     int // 2 or 3: the protocol redis.call replies are converted from
 	fail     failure
 	panicked any
@@ -249,7 +248,8 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 		v.fns[sc] = fn
 	}
 
-	v.call, v.sc, v.noWrites, v.resp = c, sc, readOnly, 2
+	v.call, v.sc, v.resp = c, sc, 2
+	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
 	v.fail = failure{}
 	v.panicked = nil
 	v.ccalls = 1
@@ -286,7 +286,8 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 		}
 		c.W.Error(v.stoppedMessage(stopped))
 	case err != nil:
-		c.W.Error(v.errorMessage(err))
+		msg, counted := v.errorMessage(err)
+		writeError(c.W, msg, counted)
 	default:
 		v.writeReply(c.W, L.Get(-1), 0)
 	}
@@ -404,16 +405,16 @@ func (v *vm) sourceOf(chunk string) string {
 // Redis 7.0 does: "ERR user_script:1: boom script: <sha>, on
 // @user_script:1.", or the error's own text for error tables (redis.call
 // errors keep their prefix: "WRONGTYPE ...").
-func (v *vm) errorMessage(err error) string {
+func (v *vm) errorMessage(err error) (msg string, counted bool) {
 	var obj lua.LValue = lua.LString(err.Error())
 	if ae, ok := err.(*lua.ApiError); ok {
 		obj = ae.Object
 	}
-	var msg string
 	switch o := obj.(type) {
 	case *lua.LTable:
 		if e, ok := o.RawGetString("err").(lua.LString); ok {
 			msg = string(e)
+			counted = errorCounted(o)
 		} else {
 			msg = "ERR " + luaToString(o)
 		}
@@ -429,7 +430,7 @@ func (v *vm) errorMessage(err error) string {
 	if f.set {
 		msg += " script: " + v.sc.sha + ", on " + f.source + ":" + strconv.Itoa(f.line) + "."
 	}
-	return msg
+	return msg, counted
 }
 
 // positionIn finds "ERR user_script:12: ..." in a message.

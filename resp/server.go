@@ -1,6 +1,8 @@
-// Package resp serves the engine over TCP: connections, per-connection
-// state (auth, selected db, protocol, MULTI queue, subscriptions) and the
-// encoding of replies as RESP2 or RESP3. It holds no data logic.
+// Package resp serves the engine over TCP: connections, the protocol guard
+// in front of redcon, subscribed connections and the encoding of replies as
+// RESP2 or RESP3. Every command goes through engine.Dispatch, which holds
+// the per-client state (auth, selected db, protocol, MULTI queue); resp
+// holds no data logic and re-checks nothing.
 package resp
 
 import (
@@ -8,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -154,6 +155,12 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	gc.sess = sess
 	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
 	sess.Close = func() { gc.Conn.Close() }
+	sess.Done = s.closing
+	sess.BeforeRun = func(cmd *engine.Command) {
+		if c.dc == nil && s.opts.Hub != nil && needsDetach(sess, cmd) {
+			s.detach(c)
+		}
+	}
 	sess.OnReset = func() {
 		if c.sub != nil {
 			c.sub.UnsubscribeAll() // RESET leaves subscribed mode
@@ -216,7 +223,7 @@ func (s *Server) runOne(c *client, args [][]byte) {
 		}
 	}()
 	c.enc.Proto = c.sess.Proto
-	s.dispatch(c, args)
+	s.eng.Dispatch(c.sess, nil, args, &c.enc)
 	if b := c.sess.Blocked; b != nil {
 		c.sess.Blocked = nil
 		s.waitBlocked(c, b)
@@ -265,56 +272,6 @@ func (c *client) flush() {
 	} else {
 		c.enc.Buf = c.enc.Buf[:0]
 	}
-}
-
-// dispatch applies the connection-level rules Redis applies before running
-// a command, in Redis's order: lookup and arity, then authentication.
-func (s *Server) dispatch(c *client, args [][]byte) {
-	eng := s.eng
-	if len(args) == 0 {
-		return
-	}
-	now := time.Now()
-	cmd, err := eng.Table.Resolve(args)
-	if err != nil {
-		c.reject(eng, err, engine.EqualFold(args[0], "exec"))
-		return
-	}
-	c.sess.Touch(cmd.FullName, now)
-	if eng.NeedsAuth(c.sess) && !cmd.Flags.Has(engine.FlagNoAuth) {
-		c.reject(eng, engine.ErrNoAuth, cmd.FullName == "exec")
-		return
-	}
-	if c.sess.Proto == 2 && !cmd.Flags.Has(engine.FlagSubscribedOK) &&
-		c.sess.Sub.Load()+c.sess.PSub.Load()+c.sess.SSub.Load() > 0 {
-		c.reject(eng, fmt.Errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.FullName), cmd.FullName == "exec")
-		return
-	}
-	if c.sess.InMulti() && !engine.IsMultiControl(cmd) {
-		c.sess.Queue(cmd, args)
-		c.enc.Status("QUEUED")
-		return
-	}
-	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
-	eng.WaitPause(cmd, s.closing)
-	if c.dc == nil && s.opts.Hub != nil && needsDetach(c.sess, cmd) {
-		s.detach(c)
-	}
-	eng.Run(c.sess, cmd, args, &c.enc)
-}
-
-// reject answers a command refused before it ran; inside MULTI that also
-// dooms the transaction (EXECABORT), as in Redis. A refused EXEC itself
-// discards the transaction and says why (Redis's execCommandAbort).
-func (c *client) reject(eng *engine.Engine, err error, isExec bool) {
-	eng.Stats.ErrorReplies.Add(1)
-	if isExec {
-		eng.ResetTransaction(c.sess)
-		c.enc.Error("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err.Error(), "ERR "))
-		return
-	}
-	c.sess.FailMulti()
-	c.enc.Error(err.Error())
 }
 
 // String describes the server for logs.

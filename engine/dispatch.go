@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"strings"
+	"time"
+)
+
+// Dispatch is the one door every command passes, from a socket (resp/),
+// from a script's redis.call (luasvc/) and from the Go API: Redis 7.0's
+// processCommand (and, for scripts, scriptCall) in one function. The checks
+// run in Redis's order:
+//
+//	lookup, arity, authentication, commands refused inside MULTI,
+//	(scripts: noscript commands, writes from read-only scripts),
+//	subscribed RESP2 context, pause, MULTI queueing,
+//
+// then call runs the handler, where the restart fence (which needs the
+// transaction to see whether a key exists) is the last check, and records
+// the statistics of INFO commandstats and errorstats.
+//
+// tx is nil for a command that opens its own transaction (a client's), the
+// running transaction for a script's redis.call. EXEC runs its queue with
+// call directly, as Redis's execCommand does: the commands were checked
+// when they were queued.
+func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
+	if len(args) == 0 {
+		return
+	}
+	if s.Kind == KindScript {
+		e.dispatchScript(s, tx, args, w)
+		return
+	}
+	cmd := e.Table.Lookup(args)
+	if cmd == nil {
+		e.reject(s, nil, w, unknownCommandOrSubcommand(e.Table, args))
+		return
+	}
+	now := time.Now()
+	s.Touch(cmd.FullName, now)
+	if !arityOK(cmd.Arity, len(args)) {
+		e.reject(s, cmd, w, ErrArity(cmd.FullName))
+		return
+	}
+	if e.NeedsAuth(s) && !cmd.Flags.Has(FlagNoAuth) {
+		e.reject(s, cmd, w, ErrNoAuth)
+		return
+	}
+	if s.InMulti() && cmd.Flags.Has(FlagNoMulti) {
+		e.reject(s, cmd, w, errNotInMulti)
+		return
+	}
+	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
+		e.reject(s, cmd, w, errSubscribedContext(cmd.FullName))
+		return
+	}
+	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
+	e.WaitPause(cmd, s.Done)
+	if s.InMulti() && !cmd.Flags.Has(FlagMultiControl) {
+		s.Queue(cmd, args)
+		w.Status("QUEUED")
+		return
+	}
+	if s.BeforeRun != nil {
+		s.BeforeRun(cmd)
+	}
+	e.run(s, tx, cmd, args, w, now)
+}
+
+// dispatchScript is Dispatch for redis.call: Redis's scriptCall, whose
+// refusals have their own texts and never concern MULTI, subscriptions or
+// pauses (the script already runs).
+func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
+	cmd := e.Table.Lookup(args)
+	switch {
+	case cmd == nil:
+		e.reject(s, nil, w, errScriptUnknownCommand)
+	case !arityOK(cmd.Arity, len(args)):
+		e.reject(s, cmd, w, errScriptWrongArity)
+	case cmd.Flags.Has(FlagNoScript):
+		e.reject(s, cmd, w, errScriptNotAllowed)
+	case s.ScriptReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
+		e.reject(s, cmd, w, errScriptWriteFromReadOnly)
+	default:
+		e.run(s, tx, cmd, args, w, time.Now())
+	}
+}
+
+// reject answers a command refused before it ran, as Redis's rejectCommand:
+// it counts as a rejected call of cmd (when there is one) and an error
+// reply; inside MULTI it dooms the transaction (EXECABORT); a refused EXEC
+// discards the transaction and says why (execCommandAbort).
+func (e *Engine) reject(s *Session, cmd *Command, w Writer, err error) {
+	if cmd != nil {
+		cmd.stats.rejected.Add(1)
+	}
+	msg := err.Error()
+	if cmd != nil && cmd == e.execCmd {
+		e.ResetTransaction(s)
+		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
+	} else {
+		s.FailMulti()
+	}
+	e.CountError(msg)
+	w.Error(msg)
+}
+
+// run executes a checked command in its own transaction (tx nil) or in the
+// running one, unless the command touches no key.
+func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, start time.Time) {
+	switch {
+	case tx != nil:
+		tx.DB = s.DB
+		c := tx.pushCall()
+		*c = Call{E: e, S: s, Args: args, Cmd: cmd, Tx: tx}
+		e.call(c, w, start)
+		tx.popCall()
+	case cmd.Flags.Has(FlagNoKeyspace):
+		c := &Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient}
+		e.call(c, w, start)
+	default:
+		// The Call lives in the pooled Tx and the body is a plain
+		// function, so running a command allocates nothing here.
+		tx := e.txPool.Get().(*Tx)
+		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
+		tx.callW, tx.callStart = w, start
+		e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
+	}
+}
+
+// runCall is the body of the transaction run opens.
+func runCall(tx *Tx) { tx.e.call(&tx.call, tx.callW, tx.callStart) }
+
+// call runs the handler of a checked command and records its statistics,
+// as Redis's call(). The handler writes through the Call's countingWriter,
+// so that the error replies it writes are counted once, against it: a
+// nested call (EXEC's queue, redis.call) counts its own errors, not its
+// caller's.
+func (e *Engine) call(c *Call, w Writer, start time.Time) {
+	if cw, ok := w.(*countingWriter); ok {
+		w = cw.Writer
+	}
+	c.cw = countingWriter{Writer: w, e: e}
+	c.W = &c.cw
+	e.Stats.Commands.Add(1)
+	if c.Tx == nil || !e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W) { // restart fence (fence.go)
+		c.Cmd.Handler(c)
+	}
+	st := &c.Cmd.stats
+	st.calls.Add(1)
+	st.usec.Add(time.Since(start).Microseconds())
+	if c.cw.errors > 0 || c.cw.failed {
+		st.failed.Add(1)
+	}
+}
+
+// countingWriter passes a command's reply through and counts its error
+// replies in the engine's error statistics (INFO errorstats) and in the
+// command's failed calls.
+type countingWriter struct {
+	Writer
+	e      *Engine
+	errors int
+	failed bool // an error reply already counted elsewhere (ErrorCounted)
+}
+
+func (w *countingWriter) Error(msg string) {
+	w.errors++
+	w.e.CountError(msg)
+	w.Writer.Error(msg)
+}
+
+// FlushPending and SetProto reach the connection's writer through the
+// wrapper (pubsub's confirmations, HELLO's protocol switch).
+func (w *countingWriter) FlushPending() {
+	if f, ok := w.Writer.(Flusher); ok {
+		f.FlushPending()
+	}
+}
+
+func (w *countingWriter) SetProto(p int) {
+	if pw, ok := w.Writer.(interface{ SetProto(int) }); ok {
+		pw.SetProto(p)
+	}
+}
+
+// ErrorCounted replies with an error that was already counted in the error
+// statistics when it was first written: a script passing on the error of a
+// redis.call. Like Redis (ignore_error_stats_update), the command still
+// counts as failed. Writers that count nothing (a script's redis.call
+// writer) need not have it.
+func (w *countingWriter) ErrorCounted(msg string) {
+	w.failed = true
+	w.Writer.Error(msg)
+}
+
+// ErrorCounter is implemented by the writer a handler is given.
+type ErrorCounter interface{ ErrorCounted(msg string) }
+
+// unknownCommandOrSubcommand is Redis's commandCheckExistence: "unknown
+// subcommand" when the container exists, else "unknown command".
+func unknownCommandOrSubcommand(t *Table, args [][]byte) error {
+	if cmd := t.Get(args[0]); cmd != nil && cmd.subs != nil {
+		return ErrUnknownSubcommand(string(args[1]), strings.ToUpper(cmd.Name))
+	}
+	return unknownCommand(args)
+}
+
+// serveBlocked runs the command of a blocked client inside the transaction
+// that gave its key data. Its call was counted when it blocked, as Redis
+// counts a blocked command once, when it is served.
+func (e *Engine) serveBlocked(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer) {
+	tx.DB = s.DB
+	c := tx.pushCall()
+	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
+	cmd.Handler(c)
+	tx.popCall()
+}
