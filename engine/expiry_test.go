@@ -10,6 +10,7 @@ import (
 // newLazyExpiryEngine is a test engine with the sweeper off (as Redis with
 // DEBUG SET-ACTIVE-EXPIRE 0), so that only lookups expire keys.
 func newLazyExpiryEngine(t *testing.T) *testEngine {
+	t.Helper()
 	te := newTestEngine(t)
 	te.SetActiveExpire(false)
 	return te
