@@ -141,23 +141,40 @@ type diffPair struct {
 	redisCtl  *rawConn // admin connections for FLUSHALL
 	lockCtl   *rawConn
 	supported map[string]bool // lockredis answers to "needs" probes
+	// lazyExpiry: neither server expires keys in the background (see
+	// newLazyExpiryPair).
+	lazyExpiry bool
 
 	flushWarned bool
 }
 
 func newDiffPair(t *testing.T, password string) *diffPair {
 	t.Helper()
-	p := &diffPair{
-		owner:     t,
-		password:  password,
-		lockOpts:  lockredis.Options{Password: password},
-		supported: map[string]bool{},
-	}
+	return startDiffPair(t, &diffPair{password: password})
+}
+
+// newLazyExpiryPair is a diffPair whose servers expire keys only when a
+// command meets them: redis-server after DEBUG SET-ACTIVE-EXPIRE 0,
+// lockredis with its sweeper off. What DBSIZE counts once a key's time has
+// passed then depends on the commands alone, not on when a background
+// cycle happened to run.
+func newLazyExpiryPair(t *testing.T) *diffPair {
+	t.Helper()
+	return startDiffPair(t, &diffPair{lazyExpiry: true})
+}
+
+func startDiffPair(t *testing.T, p *diffPair) *diffPair {
+	t.Helper()
+	p.owner = t
+	p.lockOpts = lockredis.Options{Password: p.password}
+	p.supported = map[string]bool{}
 	p.redisAddr = startRedis(t, p.redisArgs()...)
 	p.redisCtl = p.admin(t, p.redisAddr)
+	p.stopActiveExpiry(t, p.redisCtl)
 	if os.Getenv("DIFF_SELFTEST") != "" {
 		p.lockAddr = startRedis(t, p.redisArgs()...)
 		p.lockCtl = p.admin(t, p.lockAddr)
+		p.stopActiveExpiry(t, p.lockCtl)
 	} else {
 		p.startLock(t)
 	}
@@ -165,10 +182,26 @@ func newDiffPair(t *testing.T, password string) *diffPair {
 }
 
 func (p *diffPair) redisArgs() []string {
-	if p.password == "" {
-		return nil
+	var args []string
+	if p.password != "" {
+		args = append(args, "--requirepass", p.password)
 	}
-	return []string{"--requirepass", p.password}
+	if p.lazyExpiry {
+		args = append(args, "--enable-debug-command", "local")
+	}
+	return args
+}
+
+// stopActiveExpiry turns a redis-server's active expiry off when the pair
+// wants lazy expiry only.
+func (p *diffPair) stopActiveExpiry(t *testing.T, c *rawConn) {
+	t.Helper()
+	if !p.lazyExpiry {
+		return
+	}
+	if r := c.do(t, "DEBUG", "SET-ACTIVE-EXPIRE", "0"); r != "+OK\r\n" {
+		t.Fatalf("DEBUG SET-ACTIVE-EXPIRE 0: %q", r)
+	}
 }
 
 // startLock starts a new embedded lockredis. t is the (sub)test that
@@ -180,6 +213,9 @@ func (p *diffPair) startLock(t *testing.T) {
 		t.Fatalf("lockredis: %v", err)
 	}
 	p.owner.Cleanup(func() { srv.Close() })
+	if p.lazyExpiry {
+		srv.Engine().SetActiveExpire(false)
+	}
 	p.lock = srv
 	p.lockAddr = srv.Addr()
 	p.lockCtl = p.admin(t, p.lockAddr)

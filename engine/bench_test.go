@@ -46,3 +46,26 @@ func BenchmarkGet(b *testing.B) {
 		e.Dispatch(s, nil, args, &rec)
 	}
 }
+
+// BenchmarkGetLive is GET of a key that exists and has not expired: the
+// hot path of a read, which lazy expiry must not slow down.
+func BenchmarkGetLive(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s := NewSession("normal")
+	var rec Recorder
+	set := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("PX"), []byte("30000")}
+	cmd, _ := e.Table.Resolve(set)
+	e.Run(s, cmd, set, &rec)
+	args := [][]byte{[]byte("GET"), []byte("lock:1")}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd, _ := e.Table.Resolve(args)
+		rec.Reset()
+		e.Run(s, cmd, args, &rec)
+	}
+}

@@ -95,6 +95,8 @@ type Engine struct {
 	blocks      blockRegistry
 	expiries    expiryQueue // volatile keys by expiry; under the exclusive lock
 
+	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
+
 	pause pauseState
 
 	execCmd *Command   // EXEC, whose refusal discards the transaction (dispatch.go)
@@ -322,6 +324,9 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 		e.persist.setWriteErr(err)
 	}
 	e.commit(tx, err == nil)
+	if len(tx.found) > 0 {
+		e.expireAfterRead(tx) // before the reply: see there
+	}
 	if err == nil {
 		if tx.maxTTL > 0 {
 			e.fence.grant(tx.maxTTL, e.cfg.Logf) // durable before the reply

@@ -185,9 +185,21 @@ func cmdScan(c *Call) {
 	var last string
 	examined := int64(0)
 	more := false
-	c.Tx.Scan(db, from, func(key string, v Value) bool {
+	c.Tx.scanStored(db, from, func(key string, v Value, expired bool) bool {
 		if !strings.HasPrefix(key, b2s(prefix)) {
 			return false
+		}
+		if expired {
+			// Redis 7.0's SCAN deletes the expired keys it would return
+			// but for their expiry: those MATCH lets through. With TYPE
+			// it looks them up, a keyspace miss.
+			if !usePattern || globString(pattern, key, false) {
+				if useType {
+					c.E.Stats.KeyspaceMisses.Add(1)
+				}
+				c.Tx.foundExpired(db, strBytes(key), v.ExpireAt)
+			}
+			return true
 		}
 		if skip > 0 {
 			skip--

@@ -8,8 +8,9 @@ const (
 	sweepBudget = 25 * time.Millisecond  // time one tick may spend
 )
 
-// sweeper removes expired keys in the background. Lookups already hide
-// expired keys; this reclaims the memory of keys nobody reads again.
+// sweeper removes expired keys in the background (Redis's active expiry).
+// Lookups delete the expired keys they meet (Tx.foundExpired); this
+// reclaims the keys nobody reads again.
 func (e *Engine) sweeper() {
 	defer e.wg.Done()
 	t := time.NewTicker(sweepEvery)
@@ -19,10 +20,28 @@ func (e *Engine) sweeper() {
 		case <-e.stop:
 			return
 		case <-t.C:
+			if e.activeExpireOff.Load() {
+				continue
+			}
 			e.Stats.ExpireCycleRuns.Add(1)
 			e.Sweep(sweepBudget)
 		}
 	}
+}
+
+// SetActiveExpire turns the background sweeper on or off, as Redis's DEBUG
+// SET-ACTIVE-EXPIRE does: with it off only lookups expire keys, which
+// makes what a command leaves behind independent of timing (tests).
+func (e *Engine) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
+
+// expireAfterRead deletes the expired keys a read transaction found and
+// could not delete itself, in a write transaction of its own. Engine.do
+// runs it before the read command returns, so before its reply is sent:
+// the next command of any client sees them gone, as after Redis's lookup.
+func (e *Engine) expireAfterRead(read *Tx) {
+	tx := e.txPool.Get().(*Tx)
+	tx.found = append(tx.found, read.found...)
+	e.do(tx, true, read.DB, (*Tx).expireFound)
 }
 
 // Sweep deletes expired keys, at most sweepBatch per transaction so that
@@ -44,10 +63,9 @@ func (e *Engine) Sweep(budget time.Duration) int {
 				if err != nil || expireAtOf(raw) != ent.at {
 					continue // stale: the key changed since this entry
 				}
-				tx.remove(ent.bkey, int(ent.bkey[0]))
+				tx.expireKey(ent.bkey)
 				deleted++
 			}
-			tx.expired += int64(deleted)
 		})
 		total += deleted
 		if popped < sweepBatch || (budget > 0 && time.Since(start) > budget) {

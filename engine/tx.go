@@ -31,6 +31,11 @@ type Tx struct {
 	seq      uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
+	// found: expired keys a lookup met but could not delete, because the
+	// transaction is read-only or an iteration is under way (iterating).
+	// expireFound deletes them (see foundExpired).
+	found     []expiryEntry
+	iterating bool
 
 	// How Engine.do runs it (engine.go).
 	body       func(*Tx)
@@ -64,6 +69,9 @@ func (tx *Tx) reset() {
 	tx.bt = nil
 	tx.rollback = false
 	tx.expired = 0
+	clear(tx.found) // drop the key strings for the GC
+	tx.found = tx.found[:0]
+	tx.iterating = false
 	tx.seq = 0
 	tx.flushedAll = false
 	tx.body = nil
@@ -117,7 +125,7 @@ func storeKey(db int, key []byte) string {
 }
 
 // Get returns the live value of key in the current database. An expired key
-// is missing; in a write transaction it is also deleted, as Redis does.
+// is missing, and deleted as Redis does (see foundExpired).
 func (tx *Tx) Get(key []byte) (Value, bool) {
 	return tx.GetIn(tx.DB, key)
 }
@@ -131,17 +139,15 @@ func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	}
 	v := decodeValue(raw)
 	if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
-		if tx.write {
-			tx.remove(storeKey(db, key), db)
-			tx.expired++
-		}
+		tx.foundExpired(db, key, v.ExpireAt)
 		return Value{}, false
 	}
 	return v, true
 }
 
 // storedButExpired reports whether key is still stored in db although its
-// time has passed (Redis's keyIsExpired).
+// time has passed (Redis's keyIsExpired). It deletes nothing: WATCH and
+// EXEC look without expiring, as in Redis.
 func (tx *Tx) storedButExpired(db int, key []byte) bool {
 	raw, err := tx.bt.Get(tx.tmpKey(db, key))
 	if err != nil {
@@ -149,6 +155,64 @@ func (tx *Tx) storedButExpired(db int, key []byte) bool {
 	}
 	exp := expireAtOf(raw)
 	return exp != 0 && exp < tx.Ms
+}
+
+// foundExpired is what a lookup does with a key whose time has passed
+// (Redis's expireIfNeeded): the key must be gone for every later command,
+// DBSIZE included. A write transaction deletes it at once. A read
+// transaction cannot, nor can anyone while buntdb iterates: the key is
+// recorded with its expiry, and expireFound deletes it after the iteration
+// or, for a read transaction, in a write transaction of its own that
+// Engine.do runs before the reply is sent.
+func (tx *Tx) foundExpired(db int, key []byte, at int64) {
+	if tx.write && !tx.iterating {
+		tx.expireKey(storeKey(db, key))
+		return
+	}
+	tx.found = append(tx.found, expiryEntry{at, storeKey(db, key)})
+}
+
+// expireFound deletes the keys foundExpired recorded that are still stored
+// with the same expiry, which has passed: a key deleted, re-created or
+// given another TTL in between is not the key that was found expired.
+func (tx *Tx) expireFound() {
+	for _, ent := range tx.found {
+		raw, err := tx.bt.Get(ent.bkey)
+		if err == nil && expireAtOf(raw) == ent.at && ent.at < tx.Ms {
+			tx.expireKey(ent.bkey)
+		}
+	}
+	clear(tx.found)
+	tx.found = tx.found[:0]
+}
+
+// expireKey deletes a stored key because its time has passed.
+func (tx *Tx) expireKey(bkey string) {
+	if tx.remove(bkey, int(bkey[0])) {
+		tx.keyExpired()
+	}
+}
+
+// keyExpired records that a key expired: deleted by expireKey (a lookup or
+// the sweeper), or overwritten by PutIn. Every expiry passes here once, so
+// expired_keys counts each key once; an "expired" keyspace event would
+// fire here.
+func (tx *Tx) keyExpired() { tx.expired++ }
+
+// pendingExpired is how many distinct keys of db this read transaction has
+// found expired and not yet deleted: counts of stored keys leave them out,
+// as they would be in Redis, where the lookup deleted them.
+func (tx *Tx) pendingExpired(db int) int64 {
+	if len(tx.found) == 0 {
+		return 0
+	}
+	seen := make(map[string]struct{}, len(tx.found))
+	for _, ent := range tx.found {
+		if int(ent.bkey[0]) == db {
+			seen[ent.bkey] = struct{}{}
+		}
+	}
+	return int64(len(seen))
 }
 
 // GetType returns the value if it exists and has type t, WRONGTYPE if it
@@ -197,8 +261,13 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	tx.touch(db, bkey[1:])
 	if !replaced {
 		tx.keyDelta[db]++
-	} else if expireAtOf(prev) != 0 {
+	} else if at := expireAtOf(prev); at != 0 {
 		tx.volDelta[db]--
+		if at < tx.Ms {
+			// Overwriting a key whose time has passed: Redis's write
+			// lookup would have expired it first.
+			tx.keyExpired()
+		}
 	}
 	if v.ExpireAt != 0 {
 		tx.volDelta[db]++
@@ -221,38 +290,54 @@ func (tx *Tx) DeleteIn(db int, key []byte) bool {
 	return true
 }
 
-// remove deletes a stored item whatever its expiry.
-func (tx *Tx) remove(bkey string, db int) {
+// remove deletes a stored item whatever its expiry, and reports whether
+// there was one.
+func (tx *Tx) remove(bkey string, db int) bool {
 	prev, err := tx.bt.Delete(bkey)
 	if err != nil {
-		return
+		return false
 	}
 	tx.wroteAOF = true
 	if db >= len(tx.keyDelta) {
-		return
+		return true
 	}
 	tx.touch(db, bkey[1:])
 	tx.keyDelta[db]--
 	if expireAtOf(prev) != 0 {
 		tx.volDelta[db]--
 	}
+	return true
 }
 
 // Scan calls fn for each live key of db in key order, starting at the first
 // key >= from. fn returns false to stop. Keys must not be modified during
-// the scan; collect them and write afterwards.
+// the scan; collect them and write afterwards. Expired keys are skipped and
+// stay stored: Redis 7.0's KEYS asks keyIsExpired, which deletes nothing.
 func (tx *Tx) Scan(db int, from []byte, fn func(key string, v Value) bool) {
+	tx.scanStored(db, from, func(key string, v Value, expired bool) bool {
+		return expired || fn(key, v)
+	})
+}
+
+// scanStored calls fn for every stored key of db in key order, expired
+// (its time has passed) or not, starting at the first key >= from; fn
+// returns false to stop. fn must not write, but may hand expired keys to
+// foundExpired: in a write transaction they are deleted when the
+// iteration ends.
+func (tx *Tx) scanStored(db int, from []byte, fn func(key string, v Value, expired bool) bool) {
 	pivot := string(append([]byte{byte(db)}, from...))
+	tx.iterating = true
 	tx.bt.AscendGreaterOrEqual("", pivot, func(k, raw string) bool {
 		if len(k) == 0 || k[0] != byte(db) {
 			return false
 		}
 		v := decodeValue(raw)
-		if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
-			return true
-		}
-		return fn(k[1:], v)
+		return fn(k[1:], v, v.ExpireAt != 0 && v.ExpireAt < tx.Ms)
 	})
+	tx.iterating = false
+	if tx.write {
+		tx.expireFound()
+	}
 }
 
 // FlushDB deletes every key of db.
@@ -290,42 +375,42 @@ func (tx *Tx) FlushAll() {
 	}
 }
 
-// KeyCount is the number of stored keys in db (expired keys not yet
-// removed included, as Redis's DBSIZE), as of this transaction.
+// KeyCount is the number of stored keys in db (expired keys no lookup has
+// met yet included, as Redis's DBSIZE), as of this transaction.
 func (tx *Tx) KeyCount(db int) int64 {
-	return tx.e.keys[db].Load() + tx.keyDelta[db]
+	return tx.e.keys[db].Load() + tx.keyDelta[db] - tx.pendingExpired(db)
 }
 
 // VolatileCount is the number of stored keys with an expiry in db.
 func (tx *Tx) VolatileCount(db int) int64 {
-	return tx.e.volatile[db].Load() + tx.volDelta[db]
+	return tx.e.volatile[db].Load() + tx.volDelta[db] - tx.pendingExpired(db)
 }
 
 // RandomKey returns a random live key of db, or false when db is empty.
+// Like Redis's dbRandomKey it deletes the expired keys it meets on the way.
 func (tx *Tx) RandomKey(db int) (string, bool) {
 	n := tx.KeyCount(db)
 	if n <= 0 {
 		return "", false
 	}
-	// Walk from a random key found by a random prefix; fall back to the
-	// first live key. Uniformity is not required by Redis either.
-	for try := 0; try < 5; try++ {
-		var found string
-		ok := false
-		pivot := []byte{byte(randByte()), byte(randByte())}
-		tx.Scan(db, pivot, func(key string, _ Value) bool {
-			found, ok = key, true
-			return false
-		})
-		if ok {
-			return found, true
-		}
-	}
 	var found string
 	ok := false
-	tx.Scan(db, nil, func(key string, _ Value) bool {
+	firstLive := func(key string, v Value, expired bool) bool {
+		if expired {
+			tx.foundExpired(db, strBytes(key), v.ExpireAt)
+			return true
+		}
 		found, ok = key, true
 		return false
-	})
+	}
+	// Walk from a random key found by a random prefix; fall back to the
+	// first live key. Uniformity is not required by Redis either.
+	for try := 0; try < 5 && !ok; try++ {
+		pivot := []byte{byte(randByte()), byte(randByte())}
+		tx.scanStored(db, pivot, firstLive)
+	}
+	if !ok {
+		tx.scanStored(db, nil, firstLive)
+	}
 	return found, ok
 }

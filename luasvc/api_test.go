@@ -3,6 +3,7 @@ package luasvc
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/pubsub"
@@ -190,5 +191,37 @@ func TestFrozenTime(t *testing.T) {
 	e.Dispatch(s, nil, args, &rec)
 	if got := rec.Last().String(); got != "[(integer) 1 (integer) 1]" {
 		t.Errorf("got %s", got)
+	}
+}
+
+// A key a script finds expired is deleted there and then, in EVAL's write
+// transaction as in EVAL_RO's read one: DBSIZE inside the script and after
+// it counts one key less (as redis-server 7.0.15 with DEBUG
+// SET-ACTIVE-EXPIRE 0).
+func TestScriptLazyExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		eval, script, want string
+		left               int64 // DBSIZE after the script
+	}{
+		{"EVAL", `redis.call('exists', 'k') return redis.call('dbsize')`, `(integer) 0`, 0},
+		{"EVAL_RO", `redis.call('get', 'k') return redis.call('dbsize')`, `(integer) 0`, 0},
+		{"EVAL_RO", `redis.call('get', 'k') redis.call('get', 'k') return redis.call('dbsize')`, `(integer) 0`, 0},
+		{"EVAL_RO", `return redis.call('dbsize')`, `(integer) 1`, 1},
+		{"EVAL", `local r = redis.call('scan', '0') return {r[2], redis.call('dbsize')}`, `[[] (integer) 0]`, 0},
+		{"EVAL_RO", `local r = redis.call('scan', '0') return {r[2], redis.call('dbsize')}`, `[[] (integer) 0]`, 0},
+	} {
+		ts := newTestService(t)
+		ts.e.SetActiveExpire(false)
+		ts.do("SET", "k", "v", "PX", "100")
+		ts.e.Clock.FastForward(time.Second)
+		if got := ts.do(tc.eval, tc.script, "0").String(); got != tc.want {
+			t.Errorf("%s %s: got %s, want %s", tc.eval, tc.script, got, tc.want)
+		}
+		if got := ts.do("DBSIZE").Int; got != tc.left {
+			t.Errorf("%s %s: DBSIZE after it %d, want %d", tc.eval, tc.script, got, tc.left)
+		}
+		if got := ts.e.Stats.ExpiredKeys.Load(); got != 1-tc.left {
+			t.Errorf("%s %s: expired_keys %d, want %d", tc.eval, tc.script, got, 1-tc.left)
+		}
 	}
 }
