@@ -58,14 +58,12 @@ func BenchmarkGetLive(b *testing.B) {
 	s := NewSession("normal")
 	var rec Recorder
 	set := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("PX"), []byte("30000")}
-	cmd, _ := e.Table.Resolve(set)
-	e.Run(s, cmd, set, &rec)
+	e.Dispatch(s, nil, set, &rec)
 	args := [][]byte{[]byte("GET"), []byte("lock:1")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd, _ := e.Table.Resolve(args)
 		rec.Reset()
-		e.Run(s, cmd, args, &rec)
+		e.Dispatch(s, nil, args, &rec)
 	}
 }
