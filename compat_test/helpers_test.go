@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // requireTool finds an external program the test needs. Missing, it fails
-// the test on CI (where .ci/run installs it) and skips it elsewhere.
+// the test on CI (where compat_test/test.sh installs it) and skips it elsewhere.
 func requireTool(t testing.TB, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
