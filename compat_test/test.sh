@@ -92,6 +92,7 @@ fi
 
 go version
 redis-server --version
-echo "+ go test -race $* ./... && (cd compat_test && go test -race $* ./...)"
+args=$(printf ' %q' -race "$@")
+echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
 (cd compat_test && go test -race "$@" ./...)
