@@ -32,6 +32,11 @@ const Version = "0.1.0"
 type Options struct {
 	// Addr is the listen address; default "127.0.0.1:0" (a free port).
 	Addr string
+	// Addrs, when set, replaces Addr with several addresses to listen on,
+	// as redis-server's "bind 127.0.0.1 -::1": one written with a leading
+	// '-' is skipped with a log line if this machine lacks it. Port 0 picks
+	// one free port for them all.
+	Addrs []string
 	// Password makes clients AUTH first (requirepass).
 	Password string
 	// Databases is the number of databases; default 16.
@@ -78,7 +83,7 @@ type Server struct {
 	opts Options
 	eng  *engine.Engine
 	srv  *resp.Server
-	ln   net.Listener
+	lns  []net.Listener // Addr() is the first
 
 	mu      sync.Mutex
 	started bool
@@ -150,16 +155,25 @@ func (s *Server) Start() error {
 			clock.SetTime(s.opts.StartTime)
 		}
 	}
-	ln, err := net.Listen("tcp", s.opts.Addr)
+	addrs := s.opts.Addrs
+	if len(addrs) == 0 {
+		addrs = []string{s.opts.Addr}
+	}
+	lns, err := listenAll(addrs, s.opts.Logf)
 	if err != nil {
 		return err
+	}
+	closeAll := func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
 	}
 	params := map[string]string{}
 	for k, v := range s.opts.Params {
 		params[k] = v
 	}
 	if _, ok := params["port"]; !ok {
-		params["port"] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		params["port"] = strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
 	}
 	maxClients := s.opts.MaxClients
 	if maxClients == 0 {
@@ -182,11 +196,11 @@ func (s *Server) Start() error {
 		MaxLockTTL:     s.opts.MaxLockTTL,
 	})
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return err
 	}
 	s.eng = eng
-	s.ln = ln
+	s.lns = lns
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
@@ -197,8 +211,10 @@ func (s *Server) Start() error {
 		sess.Authenticated = true
 		eng.AddSession(sess)
 	}
-	s.served = make(chan error, 1)
-	go func() { s.served <- s.srv.Serve(ln) }()
+	s.served = make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { s.served <- s.srv.Serve(ln) }()
+	}
 	s.started = true
 	return nil
 }
@@ -213,8 +229,10 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	err := s.srv.Close()
-	if serr := <-s.served; err == nil {
-		err = serr
+	for range s.lns {
+		if serr := <-s.served; err == nil {
+			err = serr
+		}
 	}
 	if eerr := s.eng.Close(); err == nil {
 		err = eerr
@@ -222,8 +240,18 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Addr is the "host:port" clients connect to.
-func (s *Server) Addr() string { return s.ln.Addr().String() }
+// Addr is the "host:port" clients connect to (the first, when the server
+// listens on several).
+func (s *Server) Addr() string { return s.lns[0].Addr().String() }
+
+// Addrs are every "host:port" the server listens on.
+func (s *Server) Addrs() []string {
+	out := make([]string, len(s.lns))
+	for i, ln := range s.lns {
+		out[i] = ln.Addr().String()
+	}
+	return out
+}
 
 // Host is the listening host.
 func (s *Server) Host() string {
@@ -232,7 +260,7 @@ func (s *Server) Host() string {
 }
 
 // Port is the listening port.
-func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+func (s *Server) Port() int { return s.lns[0].Addr().(*net.TCPAddr).Port }
 
 // Engine gives access to the engine (command table, clock, stats).
 func (s *Server) Engine() *engine.Engine { return s.eng }

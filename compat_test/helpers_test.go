@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // requireTool finds an external program the test needs. Missing, it fails
-// the test on CI (where .ci/run installs it) and skips it elsewhere.
+// the test on CI (where compat_test/test.sh installs it) and skips it elsewhere.
 func requireTool(t testing.TB, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
@@ -128,20 +128,24 @@ func startBinary(t testing.TB, args ...string) string {
 	return startProcess(t, "lockredis", func(port int) *exec.Cmd {
 		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, args...)
 		return exec.Command(bin, all...)
-	}, func(p *process) error {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-			if p.err != nil {
-				return fmt.Errorf("lockredis did not exit cleanly after SIGTERM: %v\n%s", p.err, p.out.String())
-			}
-			return nil
-		case <-time.After(10 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.exited
-			return fmt.Errorf("lockredis did not exit within 10s of SIGTERM")
+	}, stopBinary)
+}
+
+// stopBinary stops a started lockredis with SIGTERM; it must exit with
+// status 0 within 10 s.
+func stopBinary(p *process) error {
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		if p.err != nil {
+			return fmt.Errorf("lockredis did not exit cleanly after SIGTERM: %v\n%s", p.err, p.out.String())
 		}
-	})
+		return nil
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("lockredis did not exit within 10s of SIGTERM")
+	}
 }
 
 // process is a started server process. exited is closed once it has been

@@ -18,8 +18,8 @@ import (
 // never comes fails its test instead of hanging the run.
 const scriptTimeout = 2 * time.Minute
 
-// missingDep fails the test on CI, where .ci/run installs every client,
-// and skips it elsewhere with the command that installs it.
+// missingDep fails the test on CI, where compat_test/test.sh installs every
+// client, and skips it elsewhere with the command that installs it.
 func missingDep(t *testing.T, msg string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {

@@ -85,15 +85,7 @@ var clientHelp = []string{
 	"    Prints this help.",
 }
 
-// writeHelp replies a HELP text as Redis does: an array of status lines.
-func writeHelp(w Writer, lines []string) {
-	w.Array(len(lines))
-	for _, l := range lines {
-		w.Status(l)
-	}
-}
-
-func cmdClientHelp(c *Call) { writeHelp(c.W, clientHelp) }
+func cmdClientHelp(c *Call) { WriteHelp(c.W, clientHelp) }
 
 func cmdClientSetname(c *Call) {
 	if err := validClientName(c.Args[2]); err != nil {

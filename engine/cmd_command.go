@@ -48,7 +48,7 @@ var commandHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdCommandHelp(c *Call) { writeHelp(c.W, commandHelp) }
+func cmdCommandHelp(c *Call) { WriteHelp(c.W, commandHelp) }
 
 // cmdCommand answers COMMAND: every top-level command as COMMAND INFO
 // renders it.

@@ -45,7 +45,7 @@ var configHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdConfigHelp(c *Call) { writeHelp(c.W, configHelp) }
+func cmdConfigHelp(c *Call) { WriteHelp(c.W, configHelp) }
 
 // configKind says how CONFIG SET validates a value, with Redis's errors.
 type configKind uint8

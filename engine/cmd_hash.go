@@ -178,7 +178,7 @@ func cmdHincrby(c *Call) {
 	}
 	var cur int64
 	if v, found := h.get(c.Args[2]); found {
-		if cur, ok = ParseInt(strBytes(v)); !ok {
+		if cur, ok = ParseInt(StringBytes(v)); !ok {
 			c.Err(errHashNotInteger)
 			return
 		}
@@ -212,7 +212,7 @@ func cmdHincrbyfloat(c *Call) {
 	}
 	cur := "0"
 	if v, found := h.get(c.Args[2]); found {
-		if _, err := AddLongDouble(strBytes(v), []byte("0")); err != nil {
+		if _, err := AddLongDouble(StringBytes(v), []byte("0")); err != nil {
 			if err == ErrNaNOrInfinity {
 				c.Err(ErrNaNOrInfinity) // the value is "inf": so is the sum
 			} else {

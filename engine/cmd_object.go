@@ -44,12 +44,7 @@ var objectHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdObjectHelp(c *Call) {
-	c.W.Array(len(objectHelp))
-	for _, l := range objectHelp {
-		c.W.Status(l)
-	}
-}
+func cmdObjectHelp(c *Call) { WriteHelp(c.W, objectHelp) }
 
 // objectLookup finds the key OBJECT inspects, replying nil when it is
 // missing. Like Redis's lookup for OBJECT it counts a keyspace hit or miss.
@@ -74,7 +69,7 @@ func stringIsInt(s string) (int64, bool) {
 	if len(s) > 20 {
 		return 0, false
 	}
-	return ParseInt(strBytes(s))
+	return ParseInt(StringBytes(s))
 }
 
 // ObjectEncoding is what OBJECT ENCODING replies for v. Strings are judged

@@ -189,9 +189,9 @@ func cmdSpop(c *Call) {
 			continue
 		}
 		if rest == nil {
-			rest = newSetFor(strBytes(m))
+			rest = newSetFor(StringBytes(m))
 		}
-		kept = append(kept, strBytes(m))
+		kept = append(kept, StringBytes(m))
 	}
 	rest.addMany(kept)
 	storeSet(c.Tx, key, rest, exp)

@@ -373,7 +373,7 @@ func incrDecr(c *Call, incr int64) {
 			c.Err(ErrWrongType)
 			return
 		}
-		n, isInt := ParseInt(s2b(v.Payload))
+		n, isInt := ParseInt(StringBytes(v.Payload))
 		if !isInt {
 			c.Err(ErrNotInteger)
 			return
@@ -404,7 +404,7 @@ func cmdIncrByFloat(c *Call) {
 			c.Err(ErrWrongType)
 			return
 		}
-		cur = s2b(v.Payload)
+		cur = StringBytes(v.Payload)
 	}
 	sum, err := AddLongDouble(cur, c.Args[2])
 	if err != nil {

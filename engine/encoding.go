@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/binary"
 	"math"
-	"unsafe"
 )
 
 // Payload encodings of the collection types. A collection is one buntdb
@@ -221,6 +220,3 @@ func storeZset(tx *Tx, key []byte, z *zsetObj, expireAt int64) {
 	}
 	tx.Put(key, Value{Type: TypeZSet, ExpireAt: expireAt, Payload: encodeZset(z)})
 }
-
-// strBytes returns s's bytes without copying, for parsers that only read.
-func strBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

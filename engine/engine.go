@@ -143,7 +143,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 		path = filepath.Join(cfg.Dir, cfg.AppendFilename)
 	}
-	if err := checkFsyncPolicy(cfg.AppendFsync); err != nil { // persist.go
+	if err := checkPersistConfig(&cfg); err != nil { // persist.go
 		return nil, err
 	}
 	// fence.go: lock Dir, read the last run's marker, mark this one running.

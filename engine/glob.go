@@ -1,7 +1,5 @@
 package engine
 
-import "unsafe"
-
 // globMaxNesting is Redis's limit on nested '*' (CVE-2022-36021): a pattern
 // that needs more than this many stars in play at once never matches.
 const globMaxNesting = 1000
@@ -43,12 +41,7 @@ type globState struct {
 
 // globString is Glob for a string subject, without copying it.
 func globString(pattern []byte, s string, nocase bool) bool {
-	return Glob(pattern, s2b(s), nocase)
-}
-
-// s2b returns the bytes of s without copying; they must not be modified.
-func s2b(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	return Glob(pattern, StringBytes(s), nocase)
 }
 
 // globAt is pattern[i], or 0 past the end: Redis reads the NUL that

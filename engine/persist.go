@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,8 +90,25 @@ func persistPrepare(path string, logf func(level, format string, args ...any)) e
 	return checkAOF(path, logf)
 }
 
+// checkPersistConfig validates the persistence settings as redis-server
+// does at start (appendfsync in any case, appendfilename a plain name) and
+// puts AppendFsync in lower case. The CLI relies on it: it passes these
+// values through unchecked.
+func checkPersistConfig(cfg *Config) error {
+	if err := checkFsyncPolicy(cfg.AppendFsync); err != nil {
+		return err
+	}
+	cfg.AppendFsync = strings.ToLower(cfg.AppendFsync)
+	if strings.ContainsAny(cfg.AppendFilename, "/\\") {
+		return fmt.Errorf("appendfilename can't be a path, just a filename, got %q", cfg.AppendFilename)
+	}
+	return nil
+}
+
+// checkFsyncPolicy accepts "" (the default, everysec) and the three
+// policies in any case, as Redis's enum configs do.
 func checkFsyncPolicy(policy string) error {
-	switch policy {
+	switch strings.ToLower(policy) {
 	case "", FsyncAlways, FsyncEverySec, FsyncNo:
 		return nil
 	}

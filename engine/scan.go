@@ -197,7 +197,7 @@ func cmdScan(c *Call) {
 				if useType {
 					c.E.Stats.KeyspaceMisses.Add(1)
 				}
-				c.Tx.foundExpired(db, strBytes(key), v.ExpireAt)
+				c.Tx.foundExpired(db, StringBytes(key), v.ExpireAt)
 			}
 			return true
 		}

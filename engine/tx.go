@@ -397,7 +397,7 @@ func (tx *Tx) RandomKey(db int) (string, bool) {
 	ok := false
 	firstLive := func(key string, v Value, expired bool) bool {
 		if expired {
-			tx.foundExpired(db, strBytes(key), v.ExpireAt)
+			tx.foundExpired(db, StringBytes(key), v.ExpireAt)
 			return true
 		}
 		found, ok = key, true

@@ -86,11 +86,11 @@ func AppendFloat(b []byte, f float64) []byte {
 	if f > -exactLimit && f < exactLimit && f == math.Trunc(f) {
 		return strconv.AppendInt(b, int64(f), 10)
 	}
-	return appendG17(b, f)
+	return AppendG17(b, f)
 }
 
-// appendG17 formats like C's printf("%.17g").
-func appendG17(b []byte, f float64) []byte {
+// AppendG17 formats like C's printf("%.17g").
+func AppendG17(b []byte, f float64) []byte {
 	s := strconv.FormatFloat(f, 'e', 16, 64) // d.dddddddddddddddde±XX
 	mant, expPart, _ := strings.Cut(s, "e")
 	exp, _ := strconv.Atoi(expPart)
@@ -250,6 +250,20 @@ func sanitizeLine(s string) string {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	}
 	return s
+}
+
+// WriteHelp replies a HELP text as Redis does: an array of status lines.
+func WriteHelp(w Writer, lines []string) {
+	w.Array(len(lines))
+	for _, l := range lines {
+		w.Status(l)
+	}
+}
+
+// StringBytes returns the bytes of s without copying. They must not be
+// modified: only for parsers and matchers that read.
+func StringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // b2s returns a string that shares b's memory. Only for lookups that do not

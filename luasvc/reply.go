@@ -352,7 +352,7 @@ func appendArgNumber(b []byte, f float64) []byte {
 		}
 		return strconv.AppendInt(b, int64(f), 10)
 	}
-	return strconv.AppendFloat(b, f, 'g', 17, 64)
+	return engine.AppendG17(b, f)
 }
 
 // appendLuaNumber formats a number as Lua 5.1 does (tostring, string

@@ -378,12 +378,7 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdScriptHelp(c *engine.Call) {
-	c.W.Array(len(scriptHelp))
-	for _, line := range scriptHelp {
-		c.W.Status(line)
-	}
-}
+func cmdScriptHelp(c *engine.Call) { engine.WriteHelp(c.W, scriptHelp) }
 
 // Shebang flags Redis 7.0 accepts ("#!lua flags=no-writes,allow-oom").
 var shebangFlags = map[string]bool{

@@ -168,25 +168,21 @@ func (h *Hub) pubsubNumPat(c *engine.Call) {
 	c.W.Int(int64(p))
 }
 
-func pubsubHelp(c *engine.Call) {
-	lines := []string{
-		"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-		"CHANNELS [<pattern>]",
-		"    Return the currently active channels matching a <pattern> (default: '*').",
-		"NUMPAT",
-		"    Return number of subscriptions to patterns.",
-		"NUMSUB [<channel> ...]",
-		"    Return the number of subscribers for the specified channels, excluding",
-		"    pattern subscriptions(default: no channels).",
-		"SHARDCHANNELS [<pattern>]",
-		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
-		"SHARDNUMSUB [<shardchannel> ...]",
-		"    Return the number of subscribers for the specified shard level channel(s)",
-		"HELP",
-		"    Prints this help.",
-	}
-	c.W.Array(len(lines))
-	for _, l := range lines {
-		c.W.Status(l)
-	}
+var pubsubHelpLines = []string{
+	"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CHANNELS [<pattern>]",
+	"    Return the currently active channels matching a <pattern> (default: '*').",
+	"NUMPAT",
+	"    Return number of subscriptions to patterns.",
+	"NUMSUB [<channel> ...]",
+	"    Return the number of subscribers for the specified channels, excluding",
+	"    pattern subscriptions(default: no channels).",
+	"SHARDCHANNELS [<pattern>]",
+	"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+	"SHARDNUMSUB [<shardchannel> ...]",
+	"    Return the number of subscribers for the specified shard level channel(s)",
+	"HELP",
+	"    Prints this help.",
 }
+
+func pubsubHelp(c *engine.Call) { engine.WriteHelp(c.W, pubsubHelpLines) }

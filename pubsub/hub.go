@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/lockredis/lockredis/engine"
 )
@@ -95,7 +94,7 @@ func (h *Hub) Receivers(channel []byte) int {
 	defer h.mu.RUnlock()
 	n := len(h.channels[string(channel)])
 	for _, p := range h.patternOrder {
-		if engine.Glob(s2b(p), channel, false) {
+		if engine.Glob(engine.StringBytes(p), channel, false) {
 			n += len(h.patterns[p])
 		}
 	}
@@ -112,7 +111,7 @@ func (h *Hub) Deliver(channel, message []byte) {
 		h.messages.Add(1)
 	}
 	for _, p := range h.patternOrder {
-		if !engine.Glob(s2b(p), channel, false) {
+		if !engine.Glob(engine.StringBytes(p), channel, false) {
 			continue
 		}
 		for sub := range h.patterns[p] {
@@ -121,9 +120,6 @@ func (h *Hub) Deliver(channel, message []byte) {
 		}
 	}
 }
-
-// s2b views a string as bytes without copying; the bytes are never changed.
-func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // ShardReceivers counts subscribers of a shard channel (SPUBLISH).
 func (h *Hub) ShardReceivers(channel []byte) int {

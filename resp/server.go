@@ -7,9 +7,9 @@ package resp
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,19 +29,19 @@ type Options struct {
 	Hub *pubsub.Hub
 }
 
-// Server accepts RESP connections for one engine.
+// Server accepts RESP connections for one engine, on one listener or
+// several (bind 127.0.0.1 ::1): Serve is called once per listener.
 type Server struct {
 	eng  *engine.Engine
 	opts Options
-	rs   *redcon.Server
 
 	mu      sync.Mutex
-	ln      net.Listener
+	lns     []net.Listener // every listener Serve was given
 	clients map[*client]struct{}
 	count   atomic.Int64
 	conns   sync.WaitGroup // one per accepted connection until it is gone
+	serving sync.WaitGroup // one per Serve call until it returns
 	closed  bool
-	done    chan struct{}
 	closing chan struct{} // closed by Close: wakes blocked commands
 }
 
@@ -66,27 +66,33 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Logf = func(string, string, ...any) {}
 	}
 	opts.Limits = opts.Limits.withDefaults()
-	s := &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), done: make(chan struct{}), closing: make(chan struct{})}
-	s.rs = redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
-	s.rs.AcceptError = func(err error) {
-		// EMFILE and friends: log and back off instead of spinning.
-		s.opts.Logf("warning", "accept: %v", err)
-		time.Sleep(10 * time.Millisecond)
-	}
-	return s
+	return &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), closing: make(chan struct{})}
 }
 
-// Serve accepts connections on ln until Close. It returns nil after Close.
+// Serve accepts connections on ln until Close; call it once per listener,
+// each in its own goroutine. It returns nil after Close, also when Close
+// came first (ln is then closed at once).
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return errors.New("server closed")
+		ln.Close()
+		return nil
 	}
-	s.ln = &guardListener{Listener: ln, srv: s}
+	gl := &guardListener{Listener: ln, srv: s}
+	s.lns = append(s.lns, gl)
+	s.serving.Add(1)
 	s.mu.Unlock()
-	err := s.rs.Serve(s.ln)
-	close(s.done)
+	defer s.serving.Done()
+	// One redcon server per listener: its accept loop reads one listener
+	// and drops its connection table when that loop ends.
+	rs := redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
+	rs.AcceptError = func(err error) {
+		// EMFILE and friends: log and back off instead of spinning.
+		s.opts.Logf("warning", "accept: %v", err)
+		time.Sleep(10 * time.Millisecond)
+	}
+	err := rs.Serve(gl)
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -96,8 +102,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	return err
 }
 
-// Close stops accepting, closes every connection and waits for Serve to
-// return.
+// Close stops accepting on every listener, closes every connection and
+// waits for every Serve to return.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -106,16 +112,15 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	close(s.closing)
-	ln := s.ln
+	lns := s.lns
 	clients := make([]*client, 0, len(s.clients))
 	for c := range s.clients {
 		clients = append(clients, c)
 	}
 	s.mu.Unlock()
-	if ln == nil {
-		return nil
+	for _, ln := range lns {
+		ln.Close()
 	}
-	ln.Close()
 	for _, c := range clients {
 		c.gc.Conn.Close()
 	}
@@ -123,7 +128,7 @@ func (s *Server) Close() error {
 	// command runs once Close has returned.
 	all := make(chan struct{})
 	go func() {
-		<-s.done
+		s.serving.Wait()
 		s.conns.Wait()
 		close(all)
 	}()
@@ -278,8 +283,12 @@ func (c *client) flush() {
 func (s *Server) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ln == nil {
+	if len(s.lns) == 0 {
 		return "resp server (not serving)"
 	}
-	return fmt.Sprintf("resp server on %s", s.ln.Addr())
+	addrs := make([]string, len(s.lns))
+	for i, ln := range s.lns {
+		addrs[i] = ln.Addr().String()
+	}
+	return "resp server on " + strings.Join(addrs, " ")
 }

@@ -86,7 +86,7 @@ func applyDirective(cfg *config, name string, args []string) error {
 		if len(args) == 0 {
 			return fmt.Errorf("wrong number of arguments for %q", name)
 		}
-		cfg.bind = args
+		cfg.bind = strings.Fields(strings.Join(args, " "))
 	case "requirepass":
 		cfg.requirepass, err = one()
 	case "maxclients":

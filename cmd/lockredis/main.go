@@ -62,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
-	fs.StringSliceVar(&cfg.bind, "bind", cfg.bind, "address(es) to listen on, comma or space separated")
+	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
 	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
 	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
 	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
@@ -135,9 +135,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf := newLogger(logOut, cfg.loglevel)
 
-	addr := net.JoinHostPort(cfg.bind[0], strconv.Itoa(cfg.port))
+	// Every bind address, "-" (optional) kept in front of host:port.
+	var addrs []string
+	for _, b := range cfg.bind {
+		host := strings.TrimPrefix(b, "-")
+		addrs = append(addrs, b[:len(b)-len(host)]+net.JoinHostPort(host, strconv.Itoa(cfg.port)))
+	}
+	addr := strings.Join(addrs, " ")
 	srv := lockredis.NewServer(lockredis.Options{
-		Addr:         addr,
+		Addrs:        addrs,
 		Password:     cfg.requirepass,
 		Databases:    cfg.databases,
 		MaxClients:   cfg.maxclients,
@@ -165,7 +171,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		},
 	})
 	if err := srv.Start(); err != nil {
+		// The engine's verdict on the settings, or a listen error; on
+		// the terminal too when the log goes to a file.
 		logf("warning", "Can't start on %s: %v", addr, err)
+		if cfg.logfile != "" {
+			fmt.Fprintf(stderr, "lockredis: %v\n", err)
+		}
 		return 1
 	}
 	mode := "in memory"
@@ -173,7 +184,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
 	}
 	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode standalone, %s", lockredis.Version, engine.Version, os.Getpid(), mode)
-	logf("notice", "Ready to accept connections tcp on %s", srv.Addr())
+	logf("notice", "Ready to accept connections tcp on %s", strings.Join(srv.Addrs(), " "))
 
 	if stop == nil {
 		ch := make(chan os.Signal, 1)
@@ -201,33 +212,31 @@ func luaTimeLimit(ms int) time.Duration {
 }
 
 func validate(cfg *config) error {
-	var bind []string
-	for _, b := range cfg.bind {
-		bind = append(bind, strings.Fields(b)...)
-	}
-	if len(bind) == 0 {
+	if len(cfg.bind) == 0 {
 		return errors.New("--bind needs an address")
 	}
-	cfg.bind = bind
 	if cfg.port < 0 || cfg.port > 65535 {
 		return fmt.Errorf("--port must be between 0 and 65535, got %d", cfg.port)
 	}
 	if cfg.maxclients < 1 {
 		return fmt.Errorf("--maxclients must be at least 1, got %d", cfg.maxclients)
 	}
-	if cfg.databases < 1 || cfg.databases > 256 {
-		return fmt.Errorf("--databases must be between 1 and 256, got %d", cfg.databases)
+	// The engine validates databases, appendfsync, appendfilename and
+	// restart-fence (engine.New) and the yes|no words of appendonly; the
+	// checks left here are for what only the CLI reads, or where the
+	// library's zero means "the default" but redis-server refuses it.
+	if cfg.databases == 0 {
+		return errors.New("--databases must be between 1 and 256, got 0")
 	}
-	switch cfg.appendonly {
-	case "yes", "no":
-	default:
-		return fmt.Errorf("--appendonly must be yes or no, got %q", cfg.appendonly)
+	appendOnly, err := engine.ParseYesNo("appendonly", cfg.appendonly)
+	if err != nil {
+		return err
 	}
-	switch cfg.appendfsync {
-	case "always", "everysec", "no":
-	default:
-		return fmt.Errorf("--appendfsync must be always, everysec or no, got %q", cfg.appendfsync)
+	cfg.appendonly = "no"
+	if appendOnly {
+		cfg.appendonly = "yes" // as CONFIG GET reports it
 	}
+	cfg.loglevel = strings.ToLower(cfg.loglevel)
 	switch cfg.loglevel {
 	case "debug", "verbose", "notice", "warning", "nothing":
 	default:
@@ -236,21 +245,30 @@ func validate(cfg *config) error {
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
 	}
-	switch cfg.restartFence {
-	case "auto", "off":
-	default:
-		if d, err := time.ParseDuration(cfg.restartFence); err != nil || d < 0 {
-			return fmt.Errorf("--restart-fence must be auto, off or a duration such as 30s, got %q", cfg.restartFence)
-		}
-	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
 	}
-	if strings.ContainsAny(cfg.appendfile, "/\\") {
-		return fmt.Errorf("--appendfilename must be a file name, not a path: %q", cfg.appendfile)
-	}
 	return nil
 }
+
+// bindFlag reads --bind "127.0.0.1 -::1": the addresses of one value,
+// space or comma separated. A later --bind replaces an earlier one, as a
+// later bind line does in redis.conf.
+type bindFlag struct{ addrs *[]string }
+
+func (f bindFlag) Set(s string) error {
+	*f.addrs = strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
+	return nil
+}
+
+func (f bindFlag) String() string {
+	if f.addrs == nil {
+		return ""
+	}
+	return strings.Join(*f.addrs, " ")
+}
+
+func (f bindFlag) Type() string { return "addresses" }
 
 var levelRank = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning": 3, "nothing": 4}
 var levelMark = map[string]byte{"debug": '.', "verbose": '-', "notice": '*', "warning": '#'}

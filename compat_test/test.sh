@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Runs every test of lockredis: the root module and compat_test. On a fresh
+# Debian/Ubuntu machine with only Go it first installs what the tests need:
+# redis-server (the oracle of the differential tests), redis-cli and
+# redis-benchmark, node with the node lock clients, python3-redis.
+#
+#   bash compat_test/test.sh            # from any directory
+#   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+start=$(date +%s)
+report_time() {
+	local status=$? took=$(($(date +%s) - start))
+	echo "compat_test/test.sh: $([ "$status" = 0 ] && echo passed || echo FAILED) in $((took / 60))m$((took % 60))s"
+}
+trap report_time EXIT
+
+if ! command -v go >/dev/null; then
+	echo "compat_test/test.sh: go is not on PATH; install Go $(sed -n 's/^go //p' go.mod) or newer (https://go.dev/dl/)" >&2
+	exit 1
+fi
+
+# What is missing, as Debian packages.
+PKGS=()
+if ! command -v redis-server >/dev/null; then
+	PKGS+=(redis-server)
+fi
+if ! command -v redis-cli >/dev/null || ! command -v redis-benchmark >/dev/null; then
+	PKGS+=(redis-tools)
+fi
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	PKGS+=(nodejs npm)
+fi
+# Debian's python3-redis serves /usr/bin/python3, which compat_test tries
+# first (python_test.go).
+if ! /usr/bin/python3 -c 'import redis' 2>/dev/null && ! python3 -c 'import redis' 2>/dev/null; then
+	PKGS+=(python3-redis)
+fi
+
+redis_service_active() {
+	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+		systemctl is-active --quiet redis-server 2>/dev/null
+	else
+		command -v service >/dev/null && service redis-server status >/dev/null 2>&1
+	fi
+}
+
+if [ ${#PKGS[@]} -gt 0 ]; then
+	SUDO=()
+	if [ "$(id -u)" != 0 ]; then
+		if ! command -v sudo >/dev/null; then
+			echo "compat_test/test.sh: the tests need these packages, and without root or sudo this script cannot install them:" >&2
+			echo "    apt-get install ${PKGS[*]}" >&2
+			echo "Run that as root, then run this script again." >&2
+			exit 1
+		fi
+		SUDO=(sudo)
+	fi
+	if ! command -v apt-get >/dev/null; then
+		echo "compat_test/test.sh: no apt-get here; install the equivalent of these Debian packages: ${PKGS[*]}" >&2
+		exit 1
+	fi
+	was_running=no
+	if redis_service_active; then was_running=yes; fi
+	echo "+ apt-get install ${PKGS[*]}"
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PKGS[@]}"
+	# The redis-server package starts a service on port 6379. The tests
+	# start their own servers on free ports, so a service this install
+	# started is only in the way: stop it (one that ran before stays).
+	if [ "$was_running" = no ] && redis_service_active; then
+		echo "+ stopping the redis-server service the install started"
+		if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+			"${SUDO[@]}" systemctl stop redis-server || true
+		else
+			"${SUDO[@]}" service redis-server stop >/dev/null 2>&1 || true
+		fi
+	fi
+fi
+
+# The node clients, at the exact versions of the committed lockfile. npm ci
+# deletes and rewrites node_modules, so run it only when node_modules is
+# missing or was installed from another lockfile.
+lock=compat_test/node/package-lock.json
+stamp=compat_test/node/node_modules/.lockredis-lockfile.sha256
+if [ ! -f "$stamp" ] || [ "$(sha256sum <"$lock")" != "$(cat "$stamp")" ]; then
+	echo "+ npm ci --prefix compat_test/node --no-audit --no-fund"
+	npm ci --prefix compat_test/node --no-audit --no-fund
+	sha256sum <"$lock" >"$stamp"
+fi
+
+go version
+redis-server --version
+args=$(printf ' %q' -race "$@")
+echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
+go test -race "$@" ./...
+(cd compat_test && go test -race "$@" ./...)
