@@ -5,13 +5,12 @@ package engine
 // in one exclusive transaction with one frozen "now".
 
 func multiCommands() []*Command {
-	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy
 	return []*Command{
-		{Name: "multi", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdMulti},
-		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagWriteTx, Handler: cmdExec},
-		{Name: "discard", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdDiscard},
-		{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdWatch},
-		{Name: "unwatch", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdUnwatch},
+		{Name: "multi", Handler: cmdMulti},
+		{Name: "exec", Handler: cmdExec},
+		{Name: "discard", Handler: cmdDiscard},
+		{Name: "watch", Handler: cmdWatch},
+		{Name: "unwatch", Handler: cmdUnwatch},
 	}
 }
 
@@ -27,13 +26,7 @@ type multiState struct {
 
 // IsMultiControl reports whether cmd runs at once inside MULTI instead of
 // being queued.
-func IsMultiControl(cmd *Command) bool {
-	switch cmd.FullName {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
-		return true
-	}
-	return false
-}
+func IsMultiControl(cmd *Command) bool { return cmd.Flags.Has(FlagMultiControl) }
 
 // InMulti reports whether the session is queuing commands.
 func (s *Session) InMulti() bool { return s.multi != nil }
