@@ -117,7 +117,7 @@ func TestCommandDocs(t *testing.T) {
 func TestCommandGetkeys(t *testing.T) {
 	te := newTestEngine(t)
 	te.Register(
-				&Command{Name: "eval", Handler: func(c *Call) { c.OK() }},
+		&Command{Name: "eval", Handler: func(c *Call) { c.OK() }},
 	)
 	te.run([]step{
 		{cmd("COMMAND", "GETKEYS"), "(error) ERR wrong number of arguments for 'command|getkeys' command"},
