@@ -11,25 +11,24 @@ import (
 // engine's session registry (Engine.Sessions, Session.Info).
 
 func clientCommands() []*Command {
-	const sub = FlagNoKeyspace | FlagNoScript | FlagLoading | FlagStale
 	return []*Command{{
-		Name: "client", Arity: -2, Flags: FlagNoKeyspace,
+		Name: "client",
 		Subcommands: []*Command{
-			{Name: "help", Arity: 2, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdClientHelp},
-			{Name: "setname", Arity: 3, Flags: sub, Handler: cmdClientSetname},
-			{Name: "getname", Arity: 2, Flags: sub, Handler: cmdClientGetname},
-			{Name: "id", Arity: 2, Flags: sub, Handler: cmdClientID},
-			{Name: "info", Arity: 2, Flags: sub, Handler: cmdClientInfo},
-			{Name: "list", Arity: -2, Flags: sub | FlagAdmin, Handler: cmdClientList},
-			{Name: "kill", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientKill},
-			{Name: "no-evict", Arity: 3, Flags: sub | FlagAdmin, Handler: cmdClientNoEvict},
-			{Name: "reply", Arity: 3, Flags: sub, Handler: cmdClientReply},
-			{Name: "unblock", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientUnblock},
-			{Name: "pause", Arity: -3, Flags: sub | FlagAdmin, Handler: cmdClientPause},
-			{Name: "unpause", Arity: 2, Flags: sub | FlagAdmin, Handler: cmdClientUnpause},
-			{Name: "getredir", Arity: 2, Flags: sub, Handler: cmdClientGetredir},
+			{Name: "help", Handler: cmdClientHelp},
+			{Name: "setname", Handler: cmdClientSetname},
+			{Name: "getname", Handler: cmdClientGetname},
+			{Name: "id", Handler: cmdClientID},
+			{Name: "info", Handler: cmdClientInfo},
+			{Name: "list", Handler: cmdClientList},
+			{Name: "kill", Handler: cmdClientKill},
+			{Name: "no-evict", Handler: cmdClientNoEvict},
+			{Name: "reply", Handler: cmdClientReply},
+			{Name: "unblock", Handler: cmdClientUnblock},
+			{Name: "pause", Handler: cmdClientPause},
+			{Name: "unpause", Handler: cmdClientUnpause},
+			{Name: "getredir", Handler: cmdClientGetredir},
 			// SETINFO is Redis 7.2's; clients send it at connect time.
-			{Name: "setinfo", Arity: 4, Flags: sub, Handler: cmdClientSetinfo},
+			{Name: "setinfo", Handler: cmdClientSetinfo},
 		},
 	}}
 }

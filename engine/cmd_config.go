@@ -18,15 +18,14 @@ import (
 // lockredis_version) and are never listed.
 
 func configCommands() []*Command {
-	const sub = FlagNoKeyspace | FlagAdmin | FlagNoScript | FlagLoading | FlagStale
 	return []*Command{{
-		Name: "config", Arity: -2, Flags: FlagNoKeyspace,
+		Name: "config",
 		Subcommands: []*Command{
-			{Name: "get", Arity: -3, Flags: sub, Handler: cmdConfigGet},
-			{Name: "set", Arity: -4, Flags: sub, Handler: cmdConfigSet},
-			{Name: "resetstat", Arity: 2, Flags: sub, Handler: cmdConfigResetstat},
-			{Name: "rewrite", Arity: 2, Flags: sub, Handler: cmdConfigRewrite},
-			{Name: "help", Arity: 2, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdConfigHelp},
+			{Name: "get", Handler: cmdConfigGet},
+			{Name: "set", Handler: cmdConfigSet},
+			{Name: "resetstat", Handler: cmdConfigResetstat},
+			{Name: "rewrite", Handler: cmdConfigRewrite},
+			{Name: "help", Handler: cmdConfigHelp},
 		},
 	}}
 }

@@ -24,20 +24,18 @@ var (
 )
 
 func connectionCommands() []*Command {
-	const conn = FlagNoKeyspace | FlagLoading | FlagStale | FlagFast
 	// AUTH, HELLO, QUIT and RESET run before authentication and while a
 	// script is busy, never from a script.
-	const preAuth = conn | FlagNoScript | FlagNoAuth | FlagAllowBusy
 	return []*Command{
 		// Redis 7.0 lists PING as only "fast"; FlagSubscribedOK lets it run
 		// while subscribed, and loading/stale are Redis's runtime checks.
-		{Name: "ping", Arity: -1, Flags: FlagFast | FlagSubscribedOK | FlagNoKeyspace, Handler: cmdPing},
-		{Name: "echo", Arity: 2, Flags: conn, Handler: cmdEcho},
-		{Name: "select", Arity: 2, Flags: conn, Handler: cmdSelect},
-		{Name: "quit", Arity: -1, Flags: preAuth | FlagSubscribedOK | FlagMultiControl, Handler: cmdQuit},
-		{Name: "auth", Arity: -2, Flags: preAuth, Handler: cmdAuth},
-		{Name: "hello", Arity: -1, Flags: preAuth, Handler: cmdHello},
-		{Name: "reset", Arity: 1, Flags: preAuth | FlagSubscribedOK | FlagMultiControl, Handler: cmdReset},
+		{Name: "ping", Handler: cmdPing},
+		{Name: "echo", Handler: cmdEcho},
+		{Name: "select", Handler: cmdSelect},
+		{Name: "quit", Handler: cmdQuit},
+		{Name: "auth", Handler: cmdAuth},
+		{Name: "hello", Handler: cmdHello},
+		{Name: "reset", Handler: cmdReset},
 	}
 }
 

@@ -11,15 +11,15 @@ import (
 
 func expireCommands() []*Command {
 	return []*Command{
-		{Name: "expire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdExpire},
-		{Name: "pexpire", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPExpire},
-		{Name: "expireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdExpireAt},
-		{Name: "pexpireat", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPExpireAt},
-		{Name: "ttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdTTL},
-		{Name: "pttl", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPTTL},
-		{Name: "expiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdExpireTime},
-		{Name: "pexpiretime", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPExpireTime},
-		{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdPersist},
+		{Name: "expire", Handler: cmdExpire},
+		{Name: "pexpire", Handler: cmdPExpire},
+		{Name: "expireat", Handler: cmdExpireAt},
+		{Name: "pexpireat", Handler: cmdPExpireAt},
+		{Name: "ttl", Handler: cmdTTL},
+		{Name: "pttl", Handler: cmdPTTL},
+		{Name: "expiretime", Handler: cmdExpireTime},
+		{Name: "pexpiretime", Handler: cmdPExpireTime},
+		{Name: "persist", Handler: cmdPersist},
 	}
 }
 

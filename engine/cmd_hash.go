@@ -10,28 +10,23 @@ import (
 // order, same replies and errors.
 
 func hashCommands() []*Command {
-	const (
-		w     = FlagWrite | FlagDenyOOM | FlagFast
-		rf    = FlagReadonly | FlagFast
-		slowR = FlagReadonly
-	)
 	return []*Command{
-		oneKey(&Command{Name: "hset", Arity: -4, Flags: w, Handler: cmdHset}),
-		oneKey(&Command{Name: "hmset", Arity: -4, Flags: w, Handler: cmdHset}),
-		oneKey(&Command{Name: "hsetnx", Arity: 4, Flags: w, Handler: cmdHsetnx}),
-		oneKey(&Command{Name: "hget", Arity: 3, Flags: rf, Handler: cmdHget}),
-		oneKey(&Command{Name: "hmget", Arity: -3, Flags: rf, Handler: cmdHmget}),
-		oneKey(&Command{Name: "hdel", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdHdel}),
-		oneKey(&Command{Name: "hexists", Arity: 3, Flags: rf, Handler: cmdHexists}),
-		oneKey(&Command{Name: "hincrby", Arity: 4, Flags: w, Handler: cmdHincrby}),
-		oneKey(&Command{Name: "hincrbyfloat", Arity: 4, Flags: w, Handler: cmdHincrbyfloat}),
-		oneKey(&Command{Name: "hlen", Arity: 2, Flags: rf, Handler: cmdHlen}),
-		oneKey(&Command{Name: "hstrlen", Arity: 3, Flags: rf, Handler: cmdHstrlen}),
-		oneKey(&Command{Name: "hkeys", Arity: 2, Flags: slowR, Handler: cmdHkeys}),
-		oneKey(&Command{Name: "hvals", Arity: 2, Flags: slowR, Handler: cmdHvals}),
-		oneKey(&Command{Name: "hgetall", Arity: 2, Flags: slowR, Handler: cmdHgetall}),
-		oneKey(&Command{Name: "hrandfield", Arity: -2, Flags: slowR, Handler: cmdHrandfield}),
-		oneKey(&Command{Name: "hscan", Arity: -3, Flags: slowR, Handler: cmdHscan}),
+		{Name: "hset", Handler: cmdHset},
+		{Name: "hmset", Handler: cmdHset},
+		{Name: "hsetnx", Handler: cmdHsetnx},
+		{Name: "hget", Handler: cmdHget},
+		{Name: "hmget", Handler: cmdHmget},
+		{Name: "hdel", Handler: cmdHdel},
+		{Name: "hexists", Handler: cmdHexists},
+		{Name: "hincrby", Handler: cmdHincrby},
+		{Name: "hincrbyfloat", Handler: cmdHincrbyfloat},
+		{Name: "hlen", Handler: cmdHlen},
+		{Name: "hstrlen", Handler: cmdHstrlen},
+		{Name: "hkeys", Handler: cmdHkeys},
+		{Name: "hvals", Handler: cmdHvals},
+		{Name: "hgetall", Handler: cmdHgetall},
+		{Name: "hrandfield", Handler: cmdHrandfield},
+		{Name: "hscan", Handler: cmdHscan},
 	}
 }
 

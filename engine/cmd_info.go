@@ -19,7 +19,7 @@ import (
 
 func infoCommands() []*Command {
 	return []*Command{
-		{Name: "info", Arity: -1, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdInfo},
+		{Name: "info", Handler: cmdInfo},
 	}
 }
 

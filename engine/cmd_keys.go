@@ -10,18 +10,18 @@ import (
 
 func keyCommands() []*Command {
 	return []*Command{
-		{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
-		{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdDel},
-		{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdExists},
-		{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdExists},
-		{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdType},
-		{Name: "keys", Arity: 2, Flags: FlagReadonly, Handler: cmdKeys},
-		{Name: "scan", Arity: -2, Flags: FlagReadonly, Handler: cmdScan},
-		{Name: "randomkey", Arity: 1, Flags: FlagReadonly, Handler: cmdRandomKey},
-		{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRename},
-		{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdRenameNX},
-		{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdCopy},
-		{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Handler: cmdMove},
+		{Name: "del", Handler: cmdDel},
+		{Name: "unlink", Handler: cmdDel},
+		{Name: "exists", Handler: cmdExists},
+		{Name: "touch", Handler: cmdExists},
+		{Name: "type", Handler: cmdType},
+		{Name: "keys", Handler: cmdKeys},
+		{Name: "scan", Handler: cmdScan},
+		{Name: "randomkey", Handler: cmdRandomKey},
+		{Name: "rename", Handler: cmdRename},
+		{Name: "renamenx", Handler: cmdRenameNX},
+		{Name: "copy", Handler: cmdCopy},
+		{Name: "move", Handler: cmdMove},
 	}
 }
 

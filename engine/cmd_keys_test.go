@@ -228,7 +228,7 @@ func TestDBIndexErrors(t *testing.T) {
 // paths are tested without depending on the hash commands.
 func newTypesTestEngine(t *testing.T) *testEngine {
 	te := newTestEngine(t)
-	te.Register(&Command{Name: "xhash", Arity: 2, Flags: FlagWrite, Handler: func(c *Call) {
+	te.Register(&Command{Name: "xhash", Spec: NewSpec(2, FlagWrite), Handler: func(c *Call) {
 		c.Tx.Put(c.Args[1], Value{Type: TypeHash})
 		c.OK()
 	}})

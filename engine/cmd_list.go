@@ -11,27 +11,23 @@ import (
 // BRPOP, BLMOVE...) are built elsewhere on ListPush, ListPop and ListMove.
 
 func listCommands() []*Command {
-	const (
-		w  = FlagWrite | FlagDenyOOM
-		rf = FlagReadonly | FlagFast
-	)
 	return []*Command{
-		oneKey(&Command{Name: "lpush", Arity: -3, Flags: w | FlagFast, Handler: cmdLpush}),
-		oneKey(&Command{Name: "rpush", Arity: -3, Flags: w | FlagFast, Handler: cmdRpush}),
-		oneKey(&Command{Name: "lpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdLpushx}),
-		oneKey(&Command{Name: "rpushx", Arity: -3, Flags: w | FlagFast, Handler: cmdRpushx}),
-		oneKey(&Command{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdLpop}),
-		oneKey(&Command{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdRpop}),
-		oneKey(&Command{Name: "lindex", Arity: 3, Flags: FlagReadonly, Handler: cmdLindex}),
-		oneKey(&Command{Name: "llen", Arity: 2, Flags: rf, Handler: cmdLlen}),
-		oneKey(&Command{Name: "lrange", Arity: 4, Flags: FlagReadonly, Handler: cmdLrange}),
-		oneKey(&Command{Name: "lrem", Arity: 4, Flags: FlagWrite, Handler: cmdLrem}),
-		oneKey(&Command{Name: "lset", Arity: 4, Flags: w, Handler: cmdLset}),
-		oneKey(&Command{Name: "ltrim", Arity: 4, Flags: FlagWrite, Handler: cmdLtrim}),
-		oneKey(&Command{Name: "linsert", Arity: 5, Flags: w, Handler: cmdLinsert}),
-		oneKey(&Command{Name: "lpos", Arity: -3, Flags: FlagReadonly, Handler: cmdLpos}),
-		keys(1, 2, 1, &Command{Name: "lmove", Arity: 5, Flags: w, Handler: cmdLmove}),
-		keys(1, 2, 1, &Command{Name: "rpoplpush", Arity: 3, Flags: w, Handler: cmdRpoplpush}),
+		{Name: "lpush", Handler: cmdLpush},
+		{Name: "rpush", Handler: cmdRpush},
+		{Name: "lpushx", Handler: cmdLpushx},
+		{Name: "rpushx", Handler: cmdRpushx},
+		{Name: "lpop", Handler: cmdLpop},
+		{Name: "rpop", Handler: cmdRpop},
+		{Name: "lindex", Handler: cmdLindex},
+		{Name: "llen", Handler: cmdLlen},
+		{Name: "lrange", Handler: cmdLrange},
+		{Name: "lrem", Handler: cmdLrem},
+		{Name: "lset", Handler: cmdLset},
+		{Name: "ltrim", Handler: cmdLtrim},
+		{Name: "linsert", Handler: cmdLinsert},
+		{Name: "lpos", Handler: cmdLpos},
+		{Name: "lmove", Handler: cmdLmove},
+		{Name: "rpoplpush", Handler: cmdRpoplpush},
 	}
 }
 
@@ -585,12 +581,11 @@ func cmdRpoplpush(c *Call) { moveCommand(c, false, true) }
 // block. They are noscript, as in Redis 7.0.
 
 func blockingCommands() []*Command {
-	const f = FlagWrite | FlagNoScript | FlagBlocking
 	return []*Command{
-		{Name: "blpop", Arity: -3, Flags: f, FirstKey: 1, LastKey: -2, Step: 1, Handler: func(c *Call) { blockingPop(c, true) }},
-		{Name: "brpop", Arity: -3, Flags: f, FirstKey: 1, LastKey: -2, Step: 1, Handler: func(c *Call) { blockingPop(c, false) }},
-		{Name: "blmove", Arity: 6, Flags: f | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdBlmove},
-		{Name: "brpoplpush", Arity: 4, Flags: f | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Handler: func(c *Call) {
+		{Name: "blpop", Handler: func(c *Call) { blockingPop(c, true) }},
+		{Name: "brpop", Handler: func(c *Call) { blockingPop(c, false) }},
+		{Name: "blmove", Handler: cmdBlmove},
+		{Name: "brpoplpush", Handler: func(c *Call) {
 			blockingMove(c, false, true, c.Args[3])
 		}},
 	}

@@ -7,13 +7,12 @@ import "time"
 // in one exclusive transaction with one frozen "now".
 
 func multiCommands() []*Command {
-	const ctl = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagMultiControl
 	return []*Command{
-		{Name: "multi", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdMulti},
-		{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagWriteTx | FlagMultiControl, Handler: cmdExec},
-		{Name: "discard", Arity: 1, Flags: ctl | FlagNoKeyspace, Handler: cmdDiscard},
-		{Name: "watch", Arity: -2, Flags: ctl, FirstKey: 1, LastKey: -1, Step: 1, Handler: cmdWatch},
-		{Name: "unwatch", Arity: 1, Flags: ctl&^FlagMultiControl | FlagNoKeyspace, Handler: cmdUnwatch},
+		{Name: "multi", Handler: cmdMulti},
+		{Name: "exec", Handler: cmdExec},
+		{Name: "discard", Handler: cmdDiscard},
+		{Name: "watch", Handler: cmdWatch},
+		{Name: "unwatch", Handler: cmdUnwatch},
 	}
 }
 

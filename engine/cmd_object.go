@@ -13,15 +13,14 @@ var errFreqNoLFU = errors.New("ERR An LFU maxmemory policy is not selected, acce
 	"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 
 func objectCommands() []*Command {
-	const ro = FlagReadonly
 	return []*Command{{
-		Name: "object", Arity: -2, Flags: FlagNoKeyspace,
+		Name: "object",
 		Subcommands: []*Command{
-			{Name: "help", Arity: 2, Flags: FlagNoKeyspace | FlagLoading | FlagStale, Handler: cmdObjectHelp},
-			keys(2, 2, 1, &Command{Name: "encoding", Arity: 3, Flags: ro, Handler: cmdObjectEncoding}),
-			keys(2, 2, 1, &Command{Name: "refcount", Arity: 3, Flags: ro, Handler: cmdObjectRefcount}),
-			keys(2, 2, 1, &Command{Name: "idletime", Arity: 3, Flags: ro, Handler: cmdObjectIdletime}),
-			keys(2, 2, 1, &Command{Name: "freq", Arity: 3, Flags: ro, Handler: cmdObjectFreq}),
+			{Name: "help", Handler: cmdObjectHelp},
+			{Name: "encoding", Handler: cmdObjectEncoding},
+			{Name: "refcount", Handler: cmdObjectRefcount},
+			{Name: "idletime", Handler: cmdObjectIdletime},
+			{Name: "freq", Handler: cmdObjectFreq},
 		},
 	}}
 }

@@ -9,20 +9,19 @@ import (
 // FLUSHDB, FLUSHALL, TIME, WAIT, WAITAOF, LASTSAVE, SAVE, BGSAVE.
 
 func serverCommands() []*Command {
-	const admin = FlagNoKeyspace | FlagAdmin | FlagNoScript
 	cmds := []*Command{
-		{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, Handler: cmdDBSize},
-		{Name: "flushdb", Arity: -1, Flags: FlagWrite, Handler: cmdFlushDB},
-		{Name: "flushall", Arity: -1, Flags: FlagWrite, Handler: cmdFlushAll},
-		{Name: "time", Arity: 1, Flags: FlagNoKeyspace | FlagLoading | FlagStale | FlagFast, Handler: cmdTime},
-		{Name: "wait", Arity: 3, Flags: FlagNoKeyspace | FlagNoScript, Handler: cmdWait},
+		{Name: "dbsize", Handler: cmdDBSize},
+		{Name: "flushdb", Handler: cmdFlushDB},
+		{Name: "flushall", Handler: cmdFlushAll},
+		{Name: "time", Handler: cmdTime},
+		{Name: "wait", Handler: cmdWait},
 		// WAITAOF is Redis 7.2's; Redisson probes it.
-		{Name: "waitaof", Arity: 4, Flags: FlagNoKeyspace | FlagNoScript, Handler: cmdWaitAOF},
-		{Name: "lastsave", Arity: 1, Flags: FlagNoKeyspace | FlagLoading | FlagStale | FlagFast, Handler: cmdLastSave},
-		{Name: "save", Arity: 1, Flags: admin | FlagNoMulti, Handler: cmdSave},
-		{Name: "bgsave", Arity: -1, Flags: admin, Handler: cmdBgsave},
+		{Name: "waitaof", Handler: cmdWaitAOF},
+		{Name: "lastsave", Handler: cmdLastSave},
+		{Name: "save", Handler: cmdSave},
+		{Name: "bgsave", Handler: cmdBgsave},
 		// Persistence (persist.go): BGREWRITEAOF compacts the AOF.
-		{Name: "bgrewriteaof", Arity: 1, Flags: admin, Handler: cmdBgrewriteaof},
+		{Name: "bgrewriteaof", Handler: cmdBgrewriteaof},
 	}
 	cmds = append(cmds, clientCommands()...)
 	cmds = append(cmds, configCommands()...)

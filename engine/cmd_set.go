@@ -5,18 +5,17 @@ import "math/rand/v2"
 // Set commands, as t_set.c in Redis 7.0.
 
 func setCommands() []*Command {
-	const rf = FlagReadonly | FlagFast
 	return []*Command{
-		oneKey(&Command{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, Handler: cmdSadd}),
-		oneKey(&Command{Name: "srem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdSrem}),
-		oneKey(&Command{Name: "sismember", Arity: 3, Flags: rf, Handler: cmdSismember}),
-		oneKey(&Command{Name: "smismember", Arity: -3, Flags: rf, Handler: cmdSmismember}),
-		oneKey(&Command{Name: "smembers", Arity: 2, Flags: FlagReadonly, Handler: cmdSmembers}),
-		oneKey(&Command{Name: "scard", Arity: 2, Flags: rf, Handler: cmdScard}),
-		oneKey(&Command{Name: "spop", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdSpop}),
-		oneKey(&Command{Name: "srandmember", Arity: -2, Flags: FlagReadonly, Handler: cmdSrandmember}),
-		{Name: "smove", Arity: 4, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Handler: cmdSmove},
-		oneKey(&Command{Name: "sscan", Arity: -3, Flags: FlagReadonly, Handler: cmdSscan}),
+		{Name: "sadd", Handler: cmdSadd},
+		{Name: "srem", Handler: cmdSrem},
+		{Name: "sismember", Handler: cmdSismember},
+		{Name: "smismember", Handler: cmdSmismember},
+		{Name: "smembers", Handler: cmdSmembers},
+		{Name: "scard", Handler: cmdScard},
+		{Name: "spop", Handler: cmdSpop},
+		{Name: "srandmember", Handler: cmdSrandmember},
+		{Name: "smove", Handler: cmdSmove},
+		{Name: "sscan", Handler: cmdSscan},
 	}
 }
 

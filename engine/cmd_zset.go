@@ -11,35 +11,30 @@ import (
 // Sorted set commands, as t_zset.c in Redis 7.0.
 
 func zsetCommands() []*Command {
-	const (
-		w  = FlagWrite | FlagDenyOOM | FlagFast
-		rf = FlagReadonly | FlagFast
-		r  = FlagReadonly
-	)
 	return []*Command{
-		oneKey(&Command{Name: "zadd", Arity: -4, Flags: w, Handler: cmdZadd}),
-		oneKey(&Command{Name: "zincrby", Arity: 4, Flags: w, Handler: cmdZincrby}),
-		oneKey(&Command{Name: "zscore", Arity: 3, Flags: rf, Handler: cmdZscore}),
-		oneKey(&Command{Name: "zmscore", Arity: -3, Flags: rf, Handler: cmdZmscore}),
-		oneKey(&Command{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, Handler: cmdZrem}),
-		oneKey(&Command{Name: "zcard", Arity: 2, Flags: rf, Handler: cmdZcard}),
-		oneKey(&Command{Name: "zcount", Arity: 4, Flags: rf, Handler: cmdZcount}),
-		oneKey(&Command{Name: "zlexcount", Arity: 4, Flags: rf, Handler: cmdZlexcount}),
-		oneKey(&Command{Name: "zrange", Arity: -4, Flags: r, Handler: cmdZrange}),
-		oneKey(&Command{Name: "zrangebyscore", Arity: -4, Flags: r, Handler: cmdZrangebyscore}),
-		oneKey(&Command{Name: "zrevrangebyscore", Arity: -4, Flags: r, Handler: cmdZrevrangebyscore}),
-		oneKey(&Command{Name: "zrevrange", Arity: -4, Flags: r, Handler: cmdZrevrange}),
-		oneKey(&Command{Name: "zrangebylex", Arity: -4, Flags: r, Handler: cmdZrangebylex}),
-		oneKey(&Command{Name: "zrevrangebylex", Arity: -4, Flags: r, Handler: cmdZrevrangebylex}),
-		oneKey(&Command{Name: "zrank", Arity: 3, Flags: rf, Handler: cmdZrank}),
-		oneKey(&Command{Name: "zrevrank", Arity: 3, Flags: rf, Handler: cmdZrevrank}),
-		oneKey(&Command{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyscore}),
-		oneKey(&Command{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebyrank}),
-		oneKey(&Command{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, Handler: cmdZremrangebylex}),
-		oneKey(&Command{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmin}),
-		oneKey(&Command{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, Handler: cmdZpopmax}),
-		oneKey(&Command{Name: "zrandmember", Arity: -2, Flags: r, Handler: cmdZrandmember}),
-		oneKey(&Command{Name: "zscan", Arity: -3, Flags: r, Handler: cmdZscan}),
+		{Name: "zadd", Handler: cmdZadd},
+		{Name: "zincrby", Handler: cmdZincrby},
+		{Name: "zscore", Handler: cmdZscore},
+		{Name: "zmscore", Handler: cmdZmscore},
+		{Name: "zrem", Handler: cmdZrem},
+		{Name: "zcard", Handler: cmdZcard},
+		{Name: "zcount", Handler: cmdZcount},
+		{Name: "zlexcount", Handler: cmdZlexcount},
+		{Name: "zrange", Handler: cmdZrange},
+		{Name: "zrangebyscore", Handler: cmdZrangebyscore},
+		{Name: "zrevrangebyscore", Handler: cmdZrevrangebyscore},
+		{Name: "zrevrange", Handler: cmdZrevrange},
+		{Name: "zrangebylex", Handler: cmdZrangebylex},
+		{Name: "zrevrangebylex", Handler: cmdZrevrangebylex},
+		{Name: "zrank", Handler: cmdZrank},
+		{Name: "zrevrank", Handler: cmdZrevrank},
+		{Name: "zremrangebyscore", Handler: cmdZremrangebyscore},
+		{Name: "zremrangebyrank", Handler: cmdZremrangebyrank},
+		{Name: "zremrangebylex", Handler: cmdZremrangebylex},
+		{Name: "zpopmin", Handler: cmdZpopmin},
+		{Name: "zpopmax", Handler: cmdZpopmax},
+		{Name: "zrandmember", Handler: cmdZrandmember},
+		{Name: "zscan", Handler: cmdZscan},
 	}
 }
 

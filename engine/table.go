@@ -5,54 +5,82 @@ import (
 	"strings"
 )
 
-// Flags describe a command the way Redis's command table does.
+// Flags describe a command: Redis's flags (COMMAND INFO) and lockredis's
+// internal ones, read from commands.json.
 type Flags uint32
 
 const (
-	FlagWrite        Flags = 1 << iota // modifies the keyspace
-	FlagReadonly                       // reads the keyspace only
-	FlagAdmin                          // server administration
-	FlagNoScript                       // refused inside EVAL
-	FlagPubSub                         // a pub/sub command (COMMAND INFO's "pubsub")
-	FlagLoading                        // allowed while loading
-	FlagStale                          // allowed on a stale replica
-	FlagFast                           // O(1) or O(log n)
-	FlagNoAuth                         // allowed before AUTH
-	FlagNoMulti                        // refused inside MULTI
-	FlagDenyOOM                        // may grow memory
-	FlagBlocking                       // may block the client
-	FlagMayReplicate                   // may replicate (PUBLISH)
-	FlagNoKeyspace                     // touches no key: runs without a keyspace transaction
-	FlagAllowBusy                      // allowed while a script runs too long
-	FlagWriteTx                        // needs an exclusive transaction without being a write command (EVAL, EXEC)
-	FlagSubscribedOK                   // allowed while subscribed in RESP2 (not a Redis flag)
-	FlagMultiControl                   // runs at once inside MULTI instead of being queued (not a Redis flag)
+	FlagWrite           Flags = 1 << iota // modifies the keyspace
+	FlagReadonly                          // reads the keyspace only
+	FlagDenyOOM                           // may grow memory
+	FlagModule                            // comes from a module (never here)
+	FlagAdmin                             // server administration
+	FlagPubSub                            // a pub/sub command
+	FlagNoScript                          // refused inside EVAL
+	FlagBlocking                          // may block the client
+	FlagLoading                           // allowed while loading
+	FlagStale                             // allowed on a stale replica
+	FlagSkipMonitor                       // not shown to MONITOR
+	FlagSkipSlowlog                       // not logged by SLOWLOG
+	FlagAsking                            // cluster ASKING
+	FlagFast                              // O(1) or O(log n)
+	FlagNoAuth                            // allowed before AUTH
+	FlagNoMandatoryKeys                   // may take no key at all (EVAL with numkeys 0)
+	FlagNoAsyncLoading                    // refused during async loading
+	FlagNoMulti                           // refused inside MULTI
+	FlagMovableKeys                       // keys found by a key count, not fixed positions
+	FlagAllowBusy                         // allowed while a script runs too long
+
+	// lockredis's own flags (commands.json's lockredis_flags).
+	FlagMayReplicate // may replicate although not a write (PUBLISH, EVAL): Redis has it, COMMAND INFO hides it
+	FlagNoKeyspace   // touches no key: runs without a keyspace transaction
+	FlagWriteTx      // needs an exclusive transaction without being a write command (EVAL, EXEC)
+	FlagSubscribedOK // allowed while subscribed in RESP2
+	FlagMultiControl // runs at once inside MULTI instead of being queued
 )
 
-var flagNames = []struct {
+type flagName struct {
 	f    Flags
 	name string
-}{
+}
+
+// flagNames are Redis's flags in the order COMMAND INFO prints them.
+var flagNames = []flagName{
 	{FlagWrite, "write"},
 	{FlagReadonly, "readonly"},
 	{FlagDenyOOM, "denyoom"},
+	{FlagModule, "module"},
 	{FlagAdmin, "admin"},
 	{FlagPubSub, "pubsub"},
 	{FlagNoScript, "noscript"},
 	{FlagBlocking, "blocking"},
 	{FlagLoading, "loading"},
 	{FlagStale, "stale"},
-	{FlagNoMulti, "no_multi"},
+	{FlagSkipMonitor, "skip_monitor"},
+	{FlagSkipSlowlog, "skip_slowlog"},
+	{FlagAsking, "asking"},
 	{FlagFast, "fast"},
 	{FlagNoAuth, "no_auth"},
-	{FlagMayReplicate, "may_replicate"},
+	{FlagNoMandatoryKeys, "no_mandatory_keys"},
+	{FlagNoAsyncLoading, "no_async_loading"},
+	{FlagNoMulti, "no_multi"},
+	{FlagMovableKeys, "movablekeys"},
 	{FlagAllowBusy, "allow_busy"},
+}
+
+// lockredisFlagNames name our internal flags in commands.json.
+var lockredisFlagNames = []flagName{
+	{FlagMayReplicate, "may_replicate"},
+	{FlagNoKeyspace, "nokeyspace"},
+	{FlagWriteTx, "write_tx"},
+	{FlagSubscribedOK, "subscribed_ok"},
+	{FlagMultiControl, "multi_control"},
 }
 
 // Has reports whether all of f's bits are set.
 func (fl Flags) Has(f Flags) bool { return fl&f == f }
 
-// Names lists the flags as COMMAND INFO prints them.
+// Names lists Redis's flags as COMMAND INFO prints them.
 func (fl Flags) Names() []string {
 	var out []string
 	for _, n := range flagNames {
@@ -67,36 +95,22 @@ func (fl Flags) Names() []string {
 type Handler func(c *Call)
 
 // Command is one entry of the command table: written once, it runs the
-// same from a socket, inside MULTI/EXEC and from redis.call.
+// same from a socket, inside MULTI/EXEC and from redis.call. Its Spec
+// (arity, flags, keys, documentation) comes from commands.json by name.
 type Command struct {
-	Name     string // lower case; for a subcommand the part after '|'
-	Arity    int    // Redis convention: n exact, -n at least n (name included)
-	Flags    Flags
-	FirstKey int // key positions for COMMAND INFO / GETKEYS
-	LastKey  int
-	Step     int
-	Handler  Handler
+	*Spec
+	Name    string // lower case; for a subcommand the part after '|'
+	Handler Handler
 
 	// Subcommands makes this a container (CLIENT, CONFIG, ...). The
 	// container's own Handler is unused.
 	Subcommands []*Command
 
-	FullName string // "get", "client|setname"
-	parent   *Command
-	subs     map[string]*Command
+	parent *Command
+	subs   map[string]*Command
 
 	stats commandStats // INFO commandstats (stats.go)
 }
-
-// keys sets a command's key positions (first, last, step) for COMMAND
-// INFO and GETKEYS, and returns it.
-func keys(first, last, step int, c *Command) *Command {
-	c.FirstKey, c.LastKey, c.Step = first, last, step
-	return c
-}
-
-// oneKey marks the usual single key at position 1.
-func oneKey(c *Command) *Command { return keys(1, 1, 1, c) }
 
 // Table is the command table.
 type Table struct {
@@ -106,22 +120,38 @@ type Table struct {
 func newTable() *Table { return &Table{cmds: make(map[string]*Command)} }
 
 // Register adds commands, replacing any of the same name. Other packages
-// register theirs here (luasvc the EVAL family, pubsub SUBSCRIBE...).
+// register theirs here (luasvc the EVAL family, pubsub SUBSCRIBE...). A
+// command without its entry in commands.json is a programming error and
+// panics; a test command may bring its own Spec instead.
 func (t *Table) Register(cmds ...*Command) {
 	for _, c := range cmds {
 		c.Name = strings.ToLower(c.Name)
-		c.FullName = c.Name
+		c.Spec = attachSpec(c.Spec, c.Name, c.Name)
 		if len(c.Subcommands) > 0 {
 			c.subs = make(map[string]*Command, len(c.Subcommands))
 			for _, sc := range c.Subcommands {
 				sc.Name = strings.ToLower(sc.Name)
-				sc.FullName = c.Name + "|" + sc.Name
+				sc.Spec = attachSpec(sc.Spec, sc.Name, c.Name+"|"+sc.Name)
 				sc.parent = c
 				c.subs[sc.Name] = sc
 			}
 		}
 		t.cmds[c.Name] = c
 	}
+}
+
+// attachSpec returns the spec of fullName from commands.json, or given
+// (a test's own) named after the command.
+func attachSpec(given *Spec, name, fullName string) *Spec {
+	if given != nil {
+		s := *given
+		s.Name, s.FullName = name, fullName
+		return &s
+	}
+	if s := LookupSpec(fullName); s != nil {
+		return s
+	}
+	panic("engine: command " + fullName + " is registered but has no entry in engine/commands.json (add it with compat_test/gencommands -add)")
 }
 
 // Get returns the top-level command named name (any case), or nil.

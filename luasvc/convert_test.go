@@ -10,7 +10,7 @@ import (
 // of each kind the Writer knows, so that every conversion into Lua is
 // exercised, RESP3 kinds included.
 func testReplies(ts *testService) {
-	ts.e.Register(&engine.Command{Name: "testreply", Arity: 2, Flags: engine.FlagReadonly, Handler: func(c *engine.Call) {
+	ts.e.Register(&engine.Command{Name: "testreply", Spec: engine.NewSpec(2, engine.FlagReadonly), Handler: func(c *engine.Call) {
 		w := c.W
 		switch string(c.Args[1]) {
 		case "status":

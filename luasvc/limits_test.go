@@ -155,7 +155,7 @@ func TestReadOnlyScriptsRunTogether(t *testing.T) {
 
 func TestPanickingCommandRollsBack(t *testing.T) {
 	ts := newTestService(t)
-	ts.e.Register(&engine.Command{Name: "boom", Arity: 1, Flags: engine.FlagWrite, Handler: func(c *engine.Call) {
+	ts.e.Register(&engine.Command{Name: "boom", Spec: engine.NewSpec(1, engine.FlagWrite), Handler: func(c *engine.Call) {
 		panic("boom")
 	}})
 	script := `redis.call('set', 'k', 'v') pcall(redis.call, 'boom') while true do end`

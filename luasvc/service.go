@@ -115,20 +115,18 @@ func Register(e *engine.Engine, opts Options) *Service {
 }
 
 func (s *Service) commands() []*engine.Command {
-	const evalFlags = engine.FlagNoScript | engine.FlagStale
-	const sub = engine.FlagNoKeyspace | engine.FlagNoScript
 	return []*engine.Command{
-		{Name: "eval", Arity: -3, Flags: evalFlags | engine.FlagWriteTx, Handler: s.cmdEval},
-		{Name: "evalsha", Arity: -3, Flags: evalFlags | engine.FlagWriteTx, Handler: s.cmdEvalSHA},
-		{Name: "eval_ro", Arity: -3, Flags: evalFlags | engine.FlagReadonly, Handler: s.cmdEval},
-		{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | engine.FlagReadonly, Handler: s.cmdEvalSHA},
-		{Name: "script", Arity: -2, Subcommands: []*engine.Command{
-			{Name: "debug", Arity: 3, Flags: sub, Handler: s.cmdScriptDebug},
-			{Name: "exists", Arity: -3, Flags: sub, Handler: s.cmdScriptExists},
-			{Name: "flush", Arity: -2, Flags: sub, Handler: s.cmdScriptFlush},
-			{Name: "help", Arity: 2, Flags: engine.FlagNoKeyspace | engine.FlagLoading | engine.FlagStale, Handler: cmdScriptHelp},
-			{Name: "kill", Arity: 2, Flags: sub | engine.FlagAllowBusy, Handler: s.cmdScriptKill},
-			{Name: "load", Arity: 3, Flags: sub | engine.FlagStale, Handler: s.cmdScriptLoad},
+		{Name: "eval", Handler: s.cmdEval},
+		{Name: "evalsha", Handler: s.cmdEvalSHA},
+		{Name: "eval_ro", Handler: s.cmdEval},
+		{Name: "evalsha_ro", Handler: s.cmdEvalSHA},
+		{Name: "script", Subcommands: []*engine.Command{
+			{Name: "debug", Handler: s.cmdScriptDebug},
+			{Name: "exists", Handler: s.cmdScriptExists},
+			{Name: "flush", Handler: s.cmdScriptFlush},
+			{Name: "help", Handler: cmdScriptHelp},
+			{Name: "kill", Handler: s.cmdScriptKill},
+			{Name: "load", Handler: s.cmdScriptLoad},
 		}},
 	}
 }

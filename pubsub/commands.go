@@ -11,24 +11,22 @@ import (
 // publisher.
 func Register(e *engine.Engine, h *Hub) {
 	e.SetPublisher(h)
-	const sub = engine.FlagPubSub | engine.FlagSubscribedOK | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace
-	const pub = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale | engine.FlagFast | engine.FlagMayReplicate | engine.FlagNoKeyspace
 	e.Register(
-		&engine.Command{Name: "subscribe", Arity: -2, Flags: sub, Handler: h.subscribeCmd(kindChannel, "subscribe")},
-		&engine.Command{Name: "psubscribe", Arity: -2, Flags: sub, Handler: h.subscribeCmd(kindPattern, "psubscribe")},
-		&engine.Command{Name: "ssubscribe", Arity: -2, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Handler: h.subscribeCmd(kindShard, "ssubscribe")},
-		&engine.Command{Name: "unsubscribe", Arity: -1, Flags: sub, Handler: h.unsubscribeCmd(kindChannel, "unsubscribe")},
-		&engine.Command{Name: "punsubscribe", Arity: -1, Flags: sub, Handler: h.unsubscribeCmd(kindPattern, "punsubscribe")},
-		&engine.Command{Name: "sunsubscribe", Arity: -1, Flags: sub, FirstKey: 1, LastKey: -1, Step: 1, Handler: h.unsubscribeCmd(kindShard, "sunsubscribe")},
-		&engine.Command{Name: "publish", Arity: 3, Flags: pub, Handler: h.publishCmd(false)},
-		&engine.Command{Name: "spublish", Arity: 3, Flags: pub, FirstKey: 1, LastKey: 1, Step: 1, Handler: h.publishCmd(true)},
-		&engine.Command{Name: "pubsub", Arity: -2, Subcommands: []*engine.Command{
-			{Name: "channels", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubChannels(kindChannel)},
-			{Name: "shardchannels", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubChannels(kindShard)},
-			{Name: "numsub", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumSub(kindChannel)},
-			{Name: "shardnumsub", Arity: -2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumSub(kindShard)},
-			{Name: "numpat", Arity: 2, Flags: pub &^ engine.FlagMayReplicate, Handler: h.pubsubNumPat},
-			{Name: "help", Arity: 2, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagNoKeyspace, Handler: pubsubHelp},
+		&engine.Command{Name: "subscribe", Handler: h.subscribeCmd(kindChannel, "subscribe")},
+		&engine.Command{Name: "psubscribe", Handler: h.subscribeCmd(kindPattern, "psubscribe")},
+		&engine.Command{Name: "ssubscribe", Handler: h.subscribeCmd(kindShard, "ssubscribe")},
+		&engine.Command{Name: "unsubscribe", Handler: h.unsubscribeCmd(kindChannel, "unsubscribe")},
+		&engine.Command{Name: "punsubscribe", Handler: h.unsubscribeCmd(kindPattern, "punsubscribe")},
+		&engine.Command{Name: "sunsubscribe", Handler: h.unsubscribeCmd(kindShard, "sunsubscribe")},
+		&engine.Command{Name: "publish", Handler: h.publishCmd(false)},
+		&engine.Command{Name: "spublish", Handler: h.publishCmd(true)},
+		&engine.Command{Name: "pubsub", Subcommands: []*engine.Command{
+			{Name: "channels", Handler: h.pubsubChannels(kindChannel)},
+			{Name: "shardchannels", Handler: h.pubsubChannels(kindShard)},
+			{Name: "numsub", Handler: h.pubsubNumSub(kindChannel)},
+			{Name: "shardnumsub", Handler: h.pubsubNumSub(kindShard)},
+			{Name: "numpat", Handler: h.pubsubNumPat},
+			{Name: "help", Handler: pubsubHelp},
 		}},
 	)
 }

@@ -435,8 +435,8 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestServerPanicRecovered(t *testing.T) {
 	ts := startServer(t, engine.Config{}, Options{})
 	ts.eng.Register(
-		&engine.Command{Name: "boom", Arity: 1, Flags: engine.FlagNoKeyspace, Handler: func(*engine.Call) { panic("boom") }},
-		&engine.Command{Name: "boomwrite", Arity: 2, Flags: engine.FlagWrite, FirstKey: 1, LastKey: 1, Step: 1,
+		&engine.Command{Name: "boom", Spec: engine.NewSpec(1, engine.FlagNoKeyspace), Handler: func(*engine.Call) { panic("boom") }},
+		&engine.Command{Name: "boomwrite", Spec: engine.NewSpec(2, engine.FlagWrite, 1, 1, 1),
 			Handler: func(c *engine.Call) {
 				c.Tx.Put(c.Args[1], engine.Value{Type: engine.TypeString, Payload: "half"})
 				panic("boom")
@@ -466,7 +466,7 @@ func TestServerClose(t *testing.T) {
 	defer eng.Close()
 	started, release := make(chan struct{}), make(chan struct{})
 	var finished sync.WaitGroup
-	eng.Register(&engine.Command{Name: "slow", Arity: 1, Flags: engine.FlagNoKeyspace, Handler: func(c *engine.Call) {
+	eng.Register(&engine.Command{Name: "slow", Spec: engine.NewSpec(1, engine.FlagNoKeyspace), Handler: func(c *engine.Call) {
 		finished.Add(1)
 		defer finished.Done()
 		close(started)
