@@ -200,3 +200,47 @@ func TestPauseResume(t *testing.T) {
 		t.Fatalf("after Resume: %q %v", s, err)
 	}
 }
+
+// TestDoIsAClient: Server.Do runs as a client of its own, through the same
+// checks as a connection: MULTI queues, EXEC runs, SELECT sticks.
+func TestDoIsAClient(t *testing.T) {
+	srv := RunT(t)
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"MULTI"}, "OK"},
+		{[]string{"SET", "a", "1"}, "QUEUED"},
+		{[]string{"INCR", "a"}, "QUEUED"},
+		{[]string{"EXEC"}, "[OK (integer) 2]"},
+		{[]string{"GET"}, "(error) ERR wrong number of arguments for 'get' command"},
+		{[]string{"SELECT", "3"}, "OK"},
+		{[]string{"SET", "b", "x"}, "OK"},
+		{[]string{"GET", "a"}, "(nil)"},
+		{[]string{"SELECT", "0"}, "OK"},
+		{[]string{"GET", "a"}, `"2"`},
+	} {
+		if got := srv.Do(step.args...).String(); got != step.want {
+			t.Errorf("Do%q = %s, want %s", step.args, got, step.want)
+		}
+	}
+	// The direct helpers are a client of their own too: Do's MULTI does
+	// not capture them, and DB(n) picks the database.
+	srv.Do("MULTI")
+	if err := srv.Set("c", "3"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Do("DISCARD")
+	if v, err := srv.Get("c"); err != nil || v != "3" {
+		t.Errorf("Get(c) = %q, %v", v, err)
+	}
+	if v, err := srv.DB(3).Get("b"); err != nil || v != "x" {
+		t.Errorf("DB(3).Get(b) = %q, %v", v, err)
+	}
+	if srv.Exists("b") {
+		t.Error("b is in database 3, not 0")
+	}
+	if err := srv.DB(99).Set("k", "v"); err == nil {
+		t.Error("DB(99) should fail: there are 16 databases")
+	}
+}

@@ -29,6 +29,7 @@ type Blocked struct {
 	cmd      *Command
 	args     [][]byte
 	keys     []dbKey
+	want     Type      // the type a key must hold to serve it
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
@@ -65,11 +66,11 @@ func (b *Blocked) Cancel() bool {
 func (c *Call) CanBlock() bool { return c.canBlock }
 
 // Block parks the command until one of keys (in the current database)
-// receives data, or timeout passes (0: forever), when onTimeout is the
-// reply. The handler must return without a reply; the connection finds the
-// request in Session.Blocked.
-func (c *Call) Block(keys [][]byte, timeout time.Duration, onTimeout Reply) {
-	b := &Blocked{e: c.E, sess: c.S, cmd: c.Cmd, args: c.Args, ready: make(chan struct{}), TimeoutReply: onTimeout}
+// holds a value of type want, or timeout passes (0: forever), when
+// onTimeout is the reply. The handler must return without a reply; the
+// connection finds the request in Session.Blocked.
+func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) {
+	b := &Blocked{e: c.E, sess: c.S, cmd: c.Cmd, args: c.Args, want: want, ready: make(chan struct{}), TimeoutReply: onTimeout}
 	if timeout > 0 {
 		b.Deadline = c.E.Clock.Now().Add(timeout)
 	}
@@ -174,11 +175,7 @@ func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	if !ok {
 		return false
 	}
-	want := TypeList
-	if b.cmd.Name == "bzpopmin" || b.cmd.Name == "bzpopmax" {
-		want = TypeZSet
-	}
-	return v.Type == want
+	return v.Type == b.want
 }
 
 func (r *blockRegistry) dbFlushed(*Tx, int) {}

@@ -14,8 +14,8 @@ func commandCommands() []*Command {
 		Subcommands: []*Command{
 			{Name: "count", Handler: cmdCommandCount},
 			{Name: "docs", Handler: cmdCommandDocs},
-			{Name: "getkeys", Handler: cmdCommandGetkeys},
-			{Name: "getkeysandflags", Handler: cmdCommandGetkeys},
+			{Name: "getkeys", Handler: func(c *Call) { commandGetkeys(c, false) }},
+			{Name: "getkeysandflags", Handler: func(c *Call) { commandGetkeys(c, true) }},
 			{Name: "help", Handler: cmdCommandHelp},
 			{Name: "info", Handler: cmdCommandInfo},
 			{Name: "list", Handler: cmdCommandList},
@@ -498,9 +498,9 @@ func setKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
 	return []keyRef{{1, []string{"OW", "update"}}}, true
 }
 
-// cmdCommandGetkeys handles COMMAND GETKEYS and GETKEYSANDFLAGS
+// commandGetkeys handles COMMAND GETKEYS and (withFlags) GETKEYSANDFLAGS
 // command [arg ...].
-func cmdCommandGetkeys(c *Call) {
+func commandGetkeys(c *Call, withFlags bool) {
 	args := c.Args[2:]
 	cmd := c.E.Table.Get(args[0])
 	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
@@ -526,7 +526,6 @@ func cmdCommandGetkeys(c *Call) {
 		}
 		return
 	}
-	withFlags := c.Cmd.Name == "getkeysandflags"
 	c.W.Array(len(keys))
 	for _, k := range keys {
 		if !withFlags {

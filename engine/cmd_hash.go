@@ -11,8 +11,8 @@ import (
 
 func hashCommands() []*Command {
 	return []*Command{
-		{Name: "hset", Handler: cmdHset},
-		{Name: "hmset", Handler: cmdHset},
+		{Name: "hset", Handler: func(c *Call) { hsetGeneric(c, false) }},
+		{Name: "hmset", Handler: func(c *Call) { hsetGeneric(c, true) }},
 		{Name: "hsetnx", Handler: cmdHsetnx},
 		{Name: "hget", Handler: cmdHget},
 		{Name: "hmget", Handler: cmdHmget},
@@ -44,7 +44,9 @@ func hashForWrite(c *Call, key []byte) (*hashObj, int64, bool) {
 	return h, exp, true
 }
 
-func cmdHset(c *Call) {
+// hsetGeneric is HSET, which replies the number of fields it added, and
+// HMSET, which replies OK.
+func hsetGeneric(c *Call, replyOK bool) {
 	if len(c.Args)%2 == 1 {
 		c.Err(ErrArity(c.Cmd.FullName))
 		return
@@ -62,7 +64,7 @@ func cmdHset(c *Call) {
 		}
 	}
 	storeHash(c.Tx, key, h, exp)
-	if c.Cmd.Name == "hmset" {
+	if replyOK {
 		c.OK()
 		return
 	}

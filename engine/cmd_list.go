@@ -640,7 +640,7 @@ func blockingPop(c *Call, left bool) {
 		c.W.NullArray()
 		return
 	}
-	c.Block(keys, timeout, Reply{Kind: KindNullArray})
+	c.Block(keys, TypeList, timeout, Reply{Kind: KindNullArray})
 }
 
 func cmdBlmove(c *Call) {
@@ -670,6 +670,6 @@ func blockingMove(c *Call, fromLeft, toLeft bool, timeoutArg []byte) {
 	default:
 		// Redis answers a timed-out BLMOVE with a null array, not a null
 		// bulk (replyToBlockedClientTimedOut).
-		c.Block(c.Args[1:2], timeout, Reply{Kind: KindNullArray})
+		c.Block(c.Args[1:2], TypeList, timeout, Reply{Kind: KindNullArray})
 	}
 }

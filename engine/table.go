@@ -37,6 +37,7 @@ const (
 	FlagWriteTx      // needs an exclusive transaction without being a write command (EVAL, EXEC)
 	FlagSubscribedOK // allowed while subscribed in RESP2
 	FlagMultiControl // runs at once inside MULTI instead of being queued
+	FlagSubscribes   // puts the connection in subscribed mode (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE)
 )
 
 type flagName struct {
@@ -75,6 +76,7 @@ var lockredisFlagNames = []flagName{
 	{FlagWriteTx, "write_tx"},
 	{FlagSubscribedOK, "subscribed_ok"},
 	{FlagMultiControl, "multi_control"},
+	{FlagSubscribes, "subscribes"},
 }
 
 // Has reports whether all of f's bits are set.

@@ -39,8 +39,9 @@ func (t Type) Name() string {
 //	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | payload
 //
 // The expiry lives inside the value, with millisecond precision, so the key,
-// its contents and its TTL always change together in one buntdb Set, and the
-// "exp" index (ordered by these 8 bytes) finds what the sweeper must delete.
+// its contents and its TTL always change together in one buntdb Set. The
+// sweeper finds what to delete in the engine's own expiry queue
+// (expiryqueue.go), not in a buntdb index.
 const (
 	headerLen = 9
 	noExpire  = math.MaxUint64

@@ -6,16 +6,6 @@ import "github.com/lockredis/lockredis/engine"
 // goroutine of ours reads its commands and every reply goes through the
 // pubsub.Subscriber's queue, in order with the messages.
 
-// isSubscribe reports whether the command puts the connection in
-// subscribed mode.
-func isSubscribe(name string) bool {
-	switch name {
-	case "subscribe", "psubscribe", "ssubscribe":
-		return true
-	}
-	return false
-}
-
 // detach takes the connection over from redcon. It runs inside the
 // handler, before the command that subscribes.
 func (s *Server) detach(c *client) {
@@ -30,10 +20,8 @@ func (s *Server) detach(c *client) {
 // needsDetach reports whether cmd will subscribe: itself, or as EXEC of a
 // queue holding a subscribe.
 func needsDetach(sess *engine.Session, cmd *engine.Command) bool {
-	if isSubscribe(cmd.FullName) {
-		return true
-	}
-	return cmd.FullName == "exec" && sess.QueueHas(func(q *engine.Command) bool { return isSubscribe(q.FullName) })
+	return cmd.Flags.Has(engine.FlagSubscribes) ||
+		sess.InMulti() && sess.QueueHas(func(q *engine.Command) bool { return q.Flags.Has(engine.FlagSubscribes) })
 }
 
 // serveDetached reads and runs the commands of a detached connection until

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -111,5 +112,20 @@ func TestCLIYesNo(t *testing.T) {
 func TestCLIDatabasesZero(t *testing.T) {
 	if code, out := runOnce(t, "--databases", "0"); code == 0 {
 		t.Fatalf("--databases 0 accepted:\n%s", out)
+	}
+}
+
+// TestBinaryDoesNotLinkTesting: the server binary must not carry the
+// testing package (lockredis.RunT takes a small interface instead of
+// testing.TB), which would also register test flags in the binary.
+func TestBinaryDoesNotLinkTesting(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "testing" {
+			t.Fatal("cmd/lockredis depends on the testing package")
+		}
 	}
 }
