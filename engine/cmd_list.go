@@ -92,15 +92,6 @@ func ListMove(tx *Tx, src, dst []byte, fromLeft, toLeft bool) (elem string, ok b
 	return elem, true, nil
 }
 
-// ListLen returns the length of the list at key, 0 when missing.
-func ListLen(tx *Tx, key []byte) (int64, error) {
-	l, _, err := loadList(tx, key, false)
-	if err != nil || l == nil {
-		return 0, err
-	}
-	return int64(len(l.elems)), nil
-}
-
 // push adds elems one by one at the head or the tail, so LPUSH a b c
 // leaves c b a at the head.
 func (l *listObj) push(left bool, elems [][]byte) {

@@ -320,9 +320,6 @@ func TestListAPI(t *testing.T) {
 		if _, ok, err := ListMove(tx, []byte("l"), []byte("d"), true, false); ok || err != nil {
 			t.Errorf("ListMove from an emptied list: %v %v", ok, err)
 		}
-		if n, err := ListLen(tx, []byte("d")); n != 1 || err != nil {
-			t.Errorf("ListLen: %d %v", n, err)
-		}
 	})
 	te.run([]step{
 		{cmd("EXISTS", "l"), `(integer) 0`},

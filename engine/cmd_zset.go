@@ -945,18 +945,6 @@ func zremRangeBy(c *Call, span func(z *zsetObj) (from, to int, ok bool)) {
 	}
 }
 
-// ZsetPop removes up to count (>= 1) elements with the lowest scores (the
-// highest when max) from the sorted set at key and returns them in the
-// order popped; nil when the key is missing. The key is deleted when the
-// set becomes empty. It is ZPOPMIN/ZPOPMAX, for the blocking variants too.
-func ZsetPop(tx *Tx, key []byte, max bool, count int) ([]ZMember, error) {
-	z, exp, err := loadZset(tx, key, false)
-	if err != nil || z == nil {
-		return nil, err
-	}
-	return z.pop(tx, key, exp, max, count), nil
-}
-
 // ZMember is a sorted set member and its score.
 type ZMember struct {
 	Member string

@@ -716,20 +716,3 @@ func TestZsetScanLarge(t *testing.T) {
 		t.Errorf("ZSCAN MATCH: %s", r)
 	}
 }
-
-func TestZsetPopAPI(t *testing.T) {
-	te := newTestEngine(t)
-	te.do("ZADD", "z", "1", "a", "2", "b", "3", "c")
-	te.Do(true, 0, func(tx *Tx) {
-		got, err := ZsetPop(tx, []byte("z"), true, 2)
-		if err != nil || len(got) != 2 || got[0] != (ZMember{"c", 3}) || got[1] != (ZMember{"b", 2}) {
-			t.Errorf("ZsetPop max 2: %v %v", got, err)
-		}
-		if got, err := ZsetPop(tx, []byte("nokey"), false, 1); got != nil || err != nil {
-			t.Errorf("ZsetPop missing: %v %v", got, err)
-		}
-	})
-	if r := te.do("ZRANGE", "z", "0", "-1"); r.String() != `["a"]` {
-		t.Errorf("left: %s", r)
-	}
-}
