@@ -169,7 +169,7 @@ func commandPair(t *testing.T, proto string) (redis, lock *rawConn, names []stri
 var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true}
 
 func TestCommandInfoMatchesRedis(t *testing.T) {
-	for _, proto := range []string{"2"} {
+	for _, proto := range []string{"2", "3"} {
 		t.Run("RESP"+proto, func(t *testing.T) {
 			redis, lock, names, registered := commandPair(t, proto)
 			for _, name := range names {
@@ -191,7 +191,7 @@ func TestCommandInfoMatchesRedis(t *testing.T) {
 }
 
 func TestCommandDocsMatchRedis(t *testing.T) {
-	for _, proto := range []string{"2"} {
+	for _, proto := range []string{"2", "3"} {
 		t.Run("RESP"+proto, func(t *testing.T) {
 			redis, lock, names, registered := commandPair(t, proto)
 			for _, name := range names {
