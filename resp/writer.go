@@ -138,6 +138,7 @@ func (e *Encoder) Bool(b bool) {
 		e.Int(0)
 	}
 }
+
 // Verbatim's format is always three bytes on the wire: Redis's
 // addReplyVerbatim cuts a longer one and pads a shorter one with spaces
 // (a script may return any {verbatim_string={format=...}}).
