@@ -121,10 +121,15 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 				h.deliver(ch, msg, to)
 			}
 		}
+		// The connection the command came from: a script's caller.
+		origin := c
+		if c.S.ScriptCaller != nil {
+			origin = c.S.ScriptCaller
+		}
 		// A message to the publisher itself (a RESP3 subscriber) comes
 		// after what its reply has written so far: inside EXEC, Redis 7.0
 		// writes it between the elements of EXEC's array.
-		if f, ok := c.W.(engine.Flusher); ok {
+		if f, ok := origin.W.(engine.Flusher); ok {
 			f.FlushPending()
 		}
 		if c.Tx == nil {
@@ -137,7 +142,7 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 		// writes), when the caller may have reused its argument buffers.
 		// The publisher's own connection gets its message at once, where
 		// Redis writes it; it runs nothing else before the commit.
-		self := h.subscriberOf(c.S)
+		self := h.subscriberOf(origin.S)
 		if self != nil {
 			deliver(func(s *Subscriber) bool { return s == self })
 		}
