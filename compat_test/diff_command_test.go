@@ -2,9 +2,9 @@ package compat
 
 // COMMAND against redis-server 7.0: every command lockredis registers must
 // be described as Redis describes it. COMMAND INFO byte for byte;
-// COMMAND DOCS with the summaries blanked (ours are our own words). RESP2
-// only: lockredis's HELLO refuses 3 for now; the handlers write through the
-// protocol-neutral Writer (Map, Set), so RESP3 follows when HELLO 3 does. A container's subcommands are compared as a set
+// COMMAND DOCS with the summaries blanked (ours are our own words), both in
+// RESP2 and in RESP3 (maps, sets, and ~0 for no subcommands). A
+// container's subcommands are compared as a set
 // restricted to the ones lockredis has: Redis has more, and lists them in
 // its hash table's order, which changes from run to run.
 
@@ -169,7 +169,7 @@ func commandPair(t *testing.T, proto string) (redis, lock *rawConn, names []stri
 var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true}
 
 func TestCommandInfoMatchesRedis(t *testing.T) {
-	for _, proto := range []string{"2"} {
+	for _, proto := range []string{"2", "3"} {
 		t.Run("RESP"+proto, func(t *testing.T) {
 			redis, lock, names, registered := commandPair(t, proto)
 			for _, name := range names {
@@ -191,7 +191,7 @@ func TestCommandInfoMatchesRedis(t *testing.T) {
 }
 
 func TestCommandDocsMatchRedis(t *testing.T) {
-	for _, proto := range []string{"2"} {
+	for _, proto := range []string{"2", "3"} {
 		t.Run("RESP"+proto, func(t *testing.T) {
 			redis, lock, names, registered := commandPair(t, proto)
 			for _, name := range names {

@@ -115,25 +115,28 @@ func TestDispatchRefusalsEachWay(t *testing.T) {
 	for _, tc := range refusalCases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newDiffPair(t, tc.password)
-			redis := newStepConn(t, p.redisAddr)
-			lock := newStepConn(t, p.lockAddr)
-			var do *lockredis.Server
-			if tc.viaDo {
-				do = startEmbedded(t, lockredis.Options{Password: tc.password})
-			}
-			for _, step := range tc.steps {
-				frame := encodeCommand(refusalArgs(step))
-				want := redis.send(frame)
-				if got := lock.send(frame); got != want {
-					t.Errorf("socket %q:\n got  %q\n want %q", step, got, want)
+			forEachProto(t, func(t *testing.T, proto int) {
+				redis := newStepConn(t, p.redisAddr, proto, tc.password)
+				lock := newStepConn(t, p.lockAddr, proto, tc.password)
+				// Server.Do's client speaks RESP2: compare it there.
+				var do *lockredis.Server
+				if tc.viaDo && proto == 2 {
+					do = startEmbedded(t, lockredis.Options{Password: tc.password})
 				}
-				if do == nil {
-					continue
+				for _, step := range tc.steps {
+					frame := encodeCommand(refusalArgs(step))
+					want := redis.send(frame)
+					if got := lock.send(frame); got != want {
+						t.Errorf("socket %q:\n got  %q\n want %q", step, got, want)
+					}
+					if do == nil {
+						continue
+					}
+					if got := encodeReply(do.Do(refusalArgs(step)...)); got != want {
+						t.Errorf("Server.Do %q:\n got  %q\n want %q", step, got, want)
+					}
 				}
-				if got := encodeReply(do.Do(refusalArgs(step)...)); got != want {
-					t.Errorf("Server.Do %q:\n got  %q\n want %q", step, got, want)
-				}
-			}
+			})
 		})
 	}
 }
@@ -167,7 +170,7 @@ func TestDispatchStatsMatchRedis(t *testing.T) {
 		}
 		all = append(all, seq...)
 		// Each case on a connection of its own, as a client would.
-		diffs := runSteps(t, p.redisAddr, p.lockAddr, stepsOf(seq))
+		diffs := runSteps(t, p, 2, stepsOf(seq))
 		reportDiffs(t, diffs)
 	}
 	more := [][]string{
@@ -185,7 +188,7 @@ func TestDispatchStatsMatchRedis(t *testing.T) {
 		{"MULTI"}, {"LPUSH", "s", "x"}, {"GET", "s"}, {"EXEC"},
 		{"PING"}, {"PING", "a", "b"},
 	}
-	reportDiffs(t, runSteps(t, p.redisAddr, p.lockAddr, stepsOf(more)))
+	reportDiffs(t, runSteps(t, p, 2, stepsOf(more)))
 
 	for _, section := range []string{"commandstats", "errorstats"} {
 		want := statLines(t, p.redisCtl.do(t, "INFO", section))

@@ -85,18 +85,20 @@ func TestDiffLazyExpiry(t *testing.T) {
 	p := newLazyExpiryPair(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p.reset(t)
-			script := h4Script(
-				A("CONFIG RESETSTAT", "SET live 1"), tc.setup, A("DBSIZE"),
-				tc.steps, A("DBSIZE", "EXISTS k", "DBSIZE"),
-			)
-			reportDiffs(t, h4Run(t, p, script))
-			for _, field := range []string{"expired_keys", "keyspace_hits", "keyspace_misses"} {
-				r, l := infoField(t, p.redisCtl, "stats", field), infoField(t, p.lockCtl, "stats", field)
-				if r != l {
-					t.Errorf("INFO %s: redis %q, lockredis %q", field, r, l)
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				script := h4Script(
+					A("CONFIG RESETSTAT", "SET live 1"), tc.setup, A("DBSIZE"),
+					tc.steps, A("DBSIZE", "EXISTS k", "DBSIZE"),
+				)
+				reportDiffs(t, h4Run(t, p, proto, script))
+				for _, field := range []string{"expired_keys", "keyspace_hits", "keyspace_misses"} {
+					r, l := infoField(t, p.redisCtl, "stats", field), infoField(t, p.lockCtl, "stats", field)
+					if r != l {
+						t.Errorf("INFO %s: redis %q, lockredis %q", field, r, l)
+					}
 				}
-			}
+			})
 		})
 	}
 }

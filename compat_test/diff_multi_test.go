@@ -92,8 +92,10 @@ func h4RunCases(t *testing.T, p *diffPair, cases []h4Case) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p.reset(t)
-			reportDiffs(t, h4Run(t, p, tc.steps))
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				reportDiffs(t, h4Run(t, p, proto, tc.steps))
+			})
 		})
 	}
 }
@@ -103,6 +105,8 @@ func h4RunCases(t *testing.T, p *diffPair, cases []h4Case) {
 type h4Side struct {
 	t     *testing.T
 	addr  string
+	proto int    // of every connection the script opens
+	pass  string // the server's password, for HELLO 3 AUTH
 	admin *rawConn
 	conns map[int]*stepConn
 	sent  map[int]bool // a reply is pending (h4Send)
@@ -111,7 +115,7 @@ type h4Side struct {
 func (s *h4Side) conn(i int) *stepConn {
 	c, ok := s.conns[i]
 	if !ok {
-		c = newStepConn(s.t, s.addr)
+		c = newStepConn(s.t, s.addr, s.proto, s.pass)
 		s.conns[i] = c
 	}
 	return c
@@ -198,10 +202,10 @@ func h4BlockedClients(t *testing.T, admin *rawConn) int {
 
 // h4Run plays a script on both servers, each step first on redis-server
 // then on lockredis, and returns the steps whose replies differ.
-func h4Run(t *testing.T, p *diffPair, script []h4Step) []stepDiff {
+func h4Run(t *testing.T, p *diffPair, proto int, script []h4Step) []stepDiff {
 	t.Helper()
-	rs := &h4Side{t: t, addr: p.redisAddr, admin: p.redisCtl, conns: map[int]*stepConn{}, sent: map[int]bool{}}
-	ls := &h4Side{t: t, addr: p.lockAddr, admin: p.lockCtl, conns: map[int]*stepConn{}, sent: map[int]bool{}}
+	rs := &h4Side{t: t, addr: p.redisAddr, proto: proto, pass: p.password, admin: p.redisCtl, conns: map[int]*stepConn{}, sent: map[int]bool{}}
+	ls := &h4Side{t: t, addr: p.lockAddr, proto: proto, pass: p.password, admin: p.lockCtl, conns: map[int]*stepConn{}, sent: map[int]bool{}}
 	var diffs []stepDiff
 	for i, st := range script {
 		label := st.st

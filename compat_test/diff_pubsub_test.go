@@ -42,6 +42,7 @@ const (
 	p5AnyOrder                    // the frames as a multiset (pmessages of several patterns)
 	p5NamesAnyOrder               // (un)subscribe confirmations: names as a multiset, counts in order
 	p5Shape                       // HELLO: integers may differ
+	p5Kind                        // only the reply's type (INFO)
 )
 
 // p5Read reads n frames from connection conn. With fromReply, n is
@@ -65,8 +66,10 @@ type p5Step struct {
 type p5Case struct {
 	name  string
 	conns int // 2 unless set
-	resp3 bool
-	steps []p5Step
+	// resp2Only, when set, says why the case means nothing in RESP3 (it
+	// is about RESP2's subscribed mode); its RESP3 run is skipped.
+	resp2Only string
+	steps     []p5Step
 }
 
 // p5Args turns a step's command (a string split like diff steps, or the
@@ -202,10 +205,11 @@ func (c *p5Conn) resync(token string) {
 // p5Side is one server's connections in a case.
 type p5Side []*p5Conn
 
-func p5Dial(t *testing.T, addr string, n int) p5Side {
+// p5Dial opens n connections to addr speaking protocol proto.
+func p5Dial(t *testing.T, addr string, n, proto int) p5Side {
 	side := make(p5Side, n)
 	for i := range side {
-		side[i] = &p5Conn{raw: dialRaw(t, addr)}
+		side[i] = &p5Conn{raw: newStepConn(t, addr, proto, "").raw}
 	}
 	return side
 }
@@ -251,6 +255,8 @@ func p5Same(mode p5Mode, a, b []string) bool {
 		st.mode = modeUnordered
 	case p5Shape:
 		st.mode = modeShape
+	case p5Kind:
+		st.mode = modeKind
 	}
 	for i := range a {
 		if !sameReply(st, a[i], b[i]) {
@@ -300,69 +306,74 @@ func p5WaitIdle(t *testing.T, ctl *rawConn, name string) {
 	}
 }
 
-// p5Resp3 reports whether the lockredis side accepts HELLO 3.
-func p5Resp3(t *testing.T, addr string) bool {
-	c := dialRaw(t, addr)
-	r := c.do(t, "HELLO", "3")
-	c.c.Close()
-	return !strings.HasPrefix(r, "-")
-}
-
+// p5RunCases runs each case in RESP2 and in RESP3 (forEachProto): a case
+// written for RESP2 shows in RESP3 where Redis lets a subscribed client
+// run any command and sends push frames.
 func p5RunCases(t *testing.T, cases []p5Case) {
 	p := newDiffPair(t, "")
-	resp3 := p5Resp3(t, p.lockAddr)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.resp3 && !resp3 {
-				t.Skip("lockredis does not speak RESP3 yet")
-			}
-			p.reset(t)
-			p5WaitIdle(t, p.redisCtl, "redis-server")
-			p5WaitIdle(t, p.lockCtl, "lockredis")
-			n := tc.conns
-			if n == 0 {
-				n = 2
-			}
-			rs, ls := p5Dial(t, p.redisAddr, n), p5Dial(t, p.lockAddr, n)
-			fails := 0
-			report := func(i int, desc string, rd p5Read, r, l []string) {
-				fails++
-				if fails > 30 {
-					return
-				}
-				t.Errorf("step %d: %s; %d frame(s) read from %s\n\tredis:     %q\n\tlockredis: %q",
-					i+1, desc, len(r), p5ConnName[rd.conn], strings.Join(r, ""), strings.Join(l, ""))
-			}
-			for i, st := range tc.steps {
-				r, l := rs.run(st), ls.run(st)
-				differ := false
-				for j, rd := range st.reads {
-					if !p5Same(rd.mode, r[j], l[j]) {
-						report(i, st.desc, rd, r[j], l[j])
-						differ = true
-					}
-				}
-				if differ {
-					token := fmt.Sprintf("p5-resync-%d", i)
-					for c := 0; c < n; c++ {
-						rs[c].resync(token)
-						ls[c].resync(token)
-					}
-				}
-			}
-			// A final PING on every live connection: its reply must come
-			// next, so no server sent a frame the other did not.
-			for c := 0; c < n; c++ {
-				if rs[c].dead != "" && ls[c].dead != "" {
-					continue
-				}
-				st := p5Do(c, "PING")
-				r, l := rs.run(st), ls.run(st)
-				if !p5Same(p5Exact, r[0], l[0]) {
-					report(len(tc.steps), "final PING", st.reads[0], r[0], l[0])
-				}
-			}
+			forEachProto(t, func(t *testing.T, proto int) { p5RunCase(t, p, tc, proto) })
 		})
+	}
+}
+
+func p5RunCase(t *testing.T, p *diffPair, tc p5Case, proto int) {
+	if proto == 3 && tc.resp2Only != "" {
+		t.Skip(tc.resp2Only)
+	}
+	p.reset(t)
+	p5WaitIdle(t, p.redisCtl, "redis-server")
+	p5WaitIdle(t, p.lockCtl, "lockredis")
+	n := tc.conns
+	if n == 0 {
+		n = 2
+	}
+	rs, ls := p5Dial(t, p.redisAddr, n, proto), p5Dial(t, p.lockAddr, n, proto)
+	// The next run (this case in RESP3, or the next case) waits until
+	// these connections' subscriptions are gone.
+	defer func() {
+		for _, c := range append(rs, ls...) {
+			c.raw.c.Close()
+		}
+	}()
+	fails := 0
+	report := func(i int, desc string, rd p5Read, r, l []string) {
+		fails++
+		if fails > 30 {
+			return
+		}
+		t.Errorf("step %d: %s; %d frame(s) read from %s\n\tredis:     %q\n\tlockredis: %q",
+			i+1, desc, len(r), p5ConnName[rd.conn], strings.Join(r, ""), strings.Join(l, ""))
+	}
+	for i, st := range tc.steps {
+		r, l := rs.run(st), ls.run(st)
+		differ := false
+		for j, rd := range st.reads {
+			if !p5Same(rd.mode, r[j], l[j]) {
+				report(i, st.desc, rd, r[j], l[j])
+				differ = true
+			}
+		}
+		if differ {
+			token := fmt.Sprintf("p5-resync-%d", i)
+			for c := 0; c < n; c++ {
+				rs[c].resync(token)
+				ls[c].resync(token)
+			}
+		}
+	}
+	// A final PING on every live connection: its reply must come
+	// next, so no server sent a frame the other did not.
+	for c := 0; c < n; c++ {
+		if rs[c].dead != "" && ls[c].dead != "" {
+			continue
+		}
+		st := p5Do(c, "PING")
+		r, l := rs.run(st), ls.run(st)
+		if !p5Same(p5Exact, r[0], l[0]) {
+			report(len(tc.steps), "final PING", st.reads[0], r[0], l[0])
+		}
 	}
 }
 
@@ -520,7 +531,7 @@ func TestDiffPubSub(t *testing.T) {
 		}},
 		{name: "glob-publish", steps: p5GlobSteps()},
 		{name: "glob-pubsub-channels", conns: 3, steps: p5ChannelGlobSteps()},
-		{name: "subscribed-mode-errors", steps: []p5Step{
+		{name: "subscribed-mode-errors", resp2Only: "RESP3 has no subscribed mode: resp3-subscribed-runs-anything is this case for RESP3", steps: []p5Step{
 			p5On(S, "SUBSCRIBE a", 1),
 			p5Do(S, "GET k"), p5Do(S, "SET k v"), p5Do(S, "PUBLISH a x"), p5Do(S, "SPUBLISH a x"),
 			p5Do(S, "PUBSUB NUMPAT"), p5Do(S, "PUBSUB CHANNELS"), p5Do(S, "CLIENT ID"), p5Do(S, "CLIENT SETNAME x"),
@@ -537,9 +548,41 @@ func TestDiffPubSub(t *testing.T) {
 			p5Do(P, "PUBLISH a gone"),
 			p5Do(P, "PUBSUB NUMSUB a"),
 		}},
+		{name: "resp3-subscribed-runs-anything", steps: []p5Step{
+			p5Do(S, "HELLO 3").as(p5Shape),
+			p5On(S, "SUBSCRIBE a", 1),
+			p5Do(S, "GET k"), p5Do(S, "SET k v"), p5Do(S, "PUBLISH a x").then(S, 1), p5Do(S, "SPUBLISH a x"),
+			p5Do(S, "PUBSUB NUMPAT"), p5Do(S, "PUBSUB CHANNELS"), p5Do(S, "CLIENT ID").as(p5Shape),
+			p5Do(S, "CLIENT SETNAME x"), p5Do(S, "MULTI"), p5Do(S, "GET k"), p5Do(S, "PUBLISH a y"),
+			p5Do(S, "HGETALL h"), p5Do(S, "EXEC").then(S, 1), p5Do(S, "DISCARD"), p5Do(S, "SELECT 1"),
+			p5Do(S, "ECHO x"), p5Do(S, "AUTH x"), p5Do(S, "EVAL 'return 1' 0"), p5Do(S, "WATCH k"),
+			p5Do(S, "INFO").as(p5Kind), p5Do(S, "DBSIZE"), p5Do(S, "SELECT 0"), p5Do(S, "get k"),
+			p5Do(S, "FOO"), p5Do(S, "GET"), p5Do(S, "CLIENT NOSUCH"),
+			p5Do(S, "PING"), p5Do(S, "PING hi"), p5Do(S, "ping ''"), p5Do(S, "PING a b"),
+			p5Do(S, "SUBSCRIBE"), p5On(S, "UNSUBSCRIBE nope", 1),
+			p5Do(P, "PUBLISH a still").then(S, 1),
+			p5Do(S, "QUIT"),
+			p5Recv(S, 1),
+			p5Do(P, "PUBLISH a gone"),
+			p5Do(P, "PUBSUB NUMSUB a"),
+		}},
+		{name: "resp3-pushes-between-replies", steps: []p5Step{
+			p5Do(S, "HELLO 3").as(p5Shape),
+			p5On(S, "SUBSCRIBE a", 1),
+			p5On(S, "PSUBSCRIBE a*", 1),
+			p5Do(S, "EVAL \"return redis.call('publish', 'a', 'x')\" 0").then(S, 2),
+			p5Do(S, "MULTI"), p5Do(S, "EVAL \"return redis.call('publish', 'a', 'y')\" 0"),
+			p5Do(S, "PUBLISH a z"), p5Do(S, "EXEC"),
+			p5Raw(S, "*2\r\n$7\r\nPUBLISH\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n", 2),
+			p5Do(S, "PING").then(S, 2),
+			p5On(S, "BLPOP l 0", 0),
+			p5Do(P, "PUBLISH a w").then(S, 2),
+			p5Do(P, "RPUSH l v").then(S, 1),
+			p5Do(S, "LLEN l"),
+		}},
 		{name: "errors-while-pattern-subscribed", steps: []p5Step{
 			p5On(S, "PSUBSCRIBE a*", 1),
-			p5Do(S, "GET k"), p5Do(S, "PING"), p5Do(S, "HELLO 2"),
+			p5Do(S, "GET k"), p5Do(S, "PING"), p5Do(S, "HELLO 2").as(p5Shape),
 			p5Do(P, "PUBLISH ab x").then(S, 1),
 		}},
 		{name: "quit-while-subscribed", steps: []p5Step{
@@ -687,7 +730,7 @@ func TestDiffPubSub(t *testing.T) {
 			p5Do(T, "PUBLISH lock:chan 0").then(S, 1).then(P, 1),
 			p5Do(T, "PUBSUB NUMSUB lock:chan"),
 		}},
-		{name: "resp3", resp3: true, steps: []p5Step{
+		{name: "resp3", steps: []p5Step{
 			p5Do(S, "HELLO 3").as(p5Shape),
 			p5On(S, "UNSUBSCRIBE", 1),
 			p5On(S, "UNSUBSCRIBE x", 1),

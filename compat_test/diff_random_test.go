@@ -42,12 +42,14 @@ func TestDiffRandom(t *testing.T) {
 	p := newLazyExpiryPair(t)
 	for _, seed := range seeds {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
-			p.reset(t)
-			diffs := runSteps(t, p.redisAddr, p.lockAddr, randomSteps(seed, length))
-			if len(diffs) > 0 {
-				reportDiffs(t, diffs)
-				t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
-			}
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				diffs := runSteps(t, p, proto, randomSteps(seed, length))
+				if len(diffs) > 0 {
+					reportDiffs(t, diffs)
+					t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
+				}
+			})
 		})
 	}
 }

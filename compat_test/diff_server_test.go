@@ -5,8 +5,7 @@ import (
 	"testing"
 )
 
-// Not compared on purpose: HELLO 3 (lockredis answers NOPROTO until RESP3
-// lands), CLIENT SETINFO and WAITAOF (Redis 7.2 commands that lockredis
+// Not compared on purpose: CLIENT SETINFO and WAITAOF (Redis 7.2 commands that lockredis
 // implements and 7.0 does not know), CONFIG GET of values that differ by
 // construction (port, bind, dir, maxclients, which redis-server lowers to
 // fit the file descriptor limit).
@@ -31,6 +30,12 @@ func TestDiffConnection(t *testing.T) {
 			"HELLO 1", "HELLO 0", "HELLO 4", "HELLO -1", "HELLO abc", "HELLO 2.0", "HELLO ''",
 			"HELLO 2 FOO", "HELLO 2 SETNAME", "HELLO 2 SETNAME 'a b'", "HELLO 2 AUTH", "HELLO 2 AUTH default",
 			shape("HELLO 2 AUTH default x"), "HELLO 2 AUTH bob x", "HELLO 1 AUTH default x", "CLIENT GETNAME",
+		)},
+		{name: "hello3", steps: steps(
+			shape("HELLO 3"), "PING", "PING x", "GET nokey", "HGETALL nokey", "SMEMBERS nokey", "ZSCORE z m",
+			"HELLO 3 FOO", "HELLO 1", shape("HELLO"), "ECHO still3", shape("HELLO 2"), "GET nokey",
+			"HGETALL nokey", shape("HELLO 3 SETNAME n3"), "CLIENT GETNAME", "GET nokey",
+			shape("HELLO 3 AUTH default x"), "RESET", "GET nokey", shape("hello 3"), "QUIT",
 		)},
 		{name: "client-names", steps: steps(
 			"CLIENT GETNAME", "CLIENT SETNAME a", "CLIENT GETNAME", "CLIENT SETNAME ''", "CLIENT GETNAME",

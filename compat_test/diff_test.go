@@ -288,11 +288,25 @@ func runDiffCasesOn(t *testing.T, p *diffPair, cases []diffCase) {
 					t.Skipf("lockredis has no %s yet", strings.ToUpper(name))
 				}
 			}
-			p.reset(t)
-			diffs := runSteps(t, p.redisAddr, p.lockAddr, tc.steps)
-			reportDiffs(t, diffs)
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				reportDiffs(t, runSteps(t, p, proto, tc.steps))
+			})
 		})
 	}
+}
+
+// forEachProto runs a differential case once per protocol: as RESP2 in t
+// itself, then as RESP3 in its subtest "resp3", where every connection of
+// both servers first sends HELLO 3 (see newStepConn). The steps are the
+// same; only the encoding of the replies, and what Redis lets a RESP3
+// client do (commands while subscribed), differ. With a password, HELLO 3
+// must log in at the same time (HELLO 3 AUTH), so the RESP3 run of a case
+// starts authenticated.
+func forEachProto(t *testing.T, body func(t *testing.T, proto int)) {
+	t.Helper()
+	body(t, 2)
+	t.Run("resp3", func(t *testing.T) { body(t, 3) })
 }
 
 // stepDiff is one step whose replies differ.
@@ -318,9 +332,9 @@ func reportDiffs(t *testing.T, diffs []stepDiff) {
 
 // runSteps sends every step to both servers, each on its own new
 // connection, and returns the steps whose replies differ.
-func runSteps(t *testing.T, redisAddr, lockAddr string, steps []diffStep) []stepDiff {
-	rc := newStepConn(t, redisAddr)
-	lc := newStepConn(t, lockAddr)
+func runSteps(t *testing.T, p *diffPair, proto int, steps []diffStep) []stepDiff {
+	rc := newStepConn(t, p.redisAddr, proto, p.password)
+	lc := newStepConn(t, p.lockAddr, proto, p.password)
 	var diffs []stepDiff
 	for i, st := range steps {
 		frame := st.raw
@@ -344,8 +358,31 @@ type stepConn struct {
 	dead string
 }
 
-func newStepConn(t *testing.T, addr string) *stepConn {
-	return &stepConn{raw: dialRaw(t, addr)}
+// newStepConn connects to addr speaking protocol proto (2 or 3). For 3 it
+// sends HELLO 3 (HELLO 3 AUTH default password when the server has a
+// password), whose reply must be a map: a server that refused would
+// otherwise answer every step in RESP2 and the comparison would prove
+// nothing.
+func newStepConn(t *testing.T, addr string, proto int, password string) *stepConn {
+	t.Helper()
+	c := dialRaw(t, addr)
+	if proto == 3 {
+		helloResp3(t, c, password)
+	}
+	return &stepConn{raw: c}
+}
+
+// helloResp3 switches c to RESP3, logging in with password unless it is
+// empty, and fails the test unless the server answered with its map.
+func helloResp3(t testing.TB, c *rawConn, password string) {
+	t.Helper()
+	hello := []string{"HELLO", "3"}
+	if password != "" {
+		hello = append(hello, "AUTH", "default", password)
+	}
+	if r := c.do(t, hello...); !strings.HasPrefix(r, "%7\r\n") {
+		t.Fatalf("%q: %q, want a map of 7", hello, r)
+	}
 }
 
 func (c *stepConn) send(frame []byte) string {
@@ -490,14 +527,24 @@ func nodeAt(b []byte) (node, []byte, error) {
 	return n, b, nil
 }
 
-// canonical renders n with the elements of every aggregate sorted.
+// canonical renders n with the elements of every aggregate sorted; a
+// map's (or attribute's) pairs are sorted as pairs, keys kept with their
+// values.
 func (n node) canonical() string {
 	if len(n.elems) == 0 {
 		return string(n.typ) + n.line + "\r\n" + n.blob
 	}
-	parts := make([]string, len(n.elems))
-	for i, e := range n.elems {
-		parts[i] = e.canonical()
+	step := 1
+	if n.typ == '%' || n.typ == '|' {
+		step = 2
+	}
+	parts := make([]string, 0, len(n.elems)/step)
+	for i := 0; i+step <= len(n.elems); i += step {
+		part := n.elems[i].canonical()
+		if step == 2 {
+			part += n.elems[i+1].canonical()
+		}
+		parts = append(parts, part)
 	}
 	sort.Strings(parts)
 	return string(n.typ) + n.line + "\r\n" + strings.Join(parts, "")

@@ -442,12 +442,14 @@ func TestDiffTypesRandom(t *testing.T) {
 	p := newDiffPair(t, "")
 	for _, seed := range seeds {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
-			p.reset(t)
-			diffs := h4Run(t, p, h4RandomSteps(seed, length))
-			if len(diffs) > 0 {
-				reportDiffs(t, diffs)
-				t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
-			}
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				diffs := h4Run(t, p, proto, h4RandomSteps(seed, length))
+				if len(diffs) > 0 {
+					reportDiffs(t, diffs)
+					t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
+				}
+			})
 		})
 	}
 }

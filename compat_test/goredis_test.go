@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,9 +14,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// goredisTarget is a lockredis that go-redis connects to. expire makes
+// goredisTarget is a server that go-redis connects to: lockredis, or
+// redis-server to show that the assertions hold there too. expire makes
 // time pass for the lock-expiry check: FastForward on the embedded server,
-// a real wait on the binary (whose lease is then short).
+// a real wait elsewhere (where the lease is then short).
 type goredisTarget struct {
 	name     string
 	addr     string
@@ -29,6 +33,7 @@ func goredisTargets(t *testing.T, password string) []goredisTarget {
 		binArgs = append(binArgs, "--requirepass", password)
 	}
 	bin := startBinary(t, binArgs...)
+	redisAddr := startRedis(t, binArgs...)
 	return []goredisTarget{
 		{
 			name: "embedded", addr: srv.Addr(), password: password, lease: 10 * time.Second,
@@ -38,20 +43,27 @@ func goredisTargets(t *testing.T, password string) []goredisTarget {
 			name: "binary", addr: bin, password: password, lease: 100 * time.Millisecond,
 			expire: func(t *testing.T) { time.Sleep(150 * time.Millisecond) },
 		},
+		{
+			name: "redis-server", addr: redisAddr, password: password, lease: 100 * time.Millisecond,
+			expire: func(t *testing.T) { time.Sleep(150 * time.Millisecond) },
+		},
 	}
 }
 
-// TestGoRedisLock drives lock semantics with two go-redis v9 clients, over
-// the default handshake (HELLO 3, which lockredis refuses for now, then
-// RESP2; CLIENT SETINFO errors are ignored by go-redis) and over Protocol 2,
-// against the embedded server and the built binary.
+// TestGoRedisLock drives lock semantics with go-redis v9 clients, over
+// the default handshake (HELLO 3, with a password HELLO 3 AUTH; CLIENT
+// SETINFO errors are ignored by go-redis), over Protocol 3 and over
+// Protocol 2, against the embedded server, the built binary and
+// redis-server. go-redis would fall back to RESP2 if HELLO 3 failed: each
+// run checks with CLIENT INFO that the connection speaks the protocol asked
+// for.
 func TestGoRedisLock(t *testing.T) {
 	for _, password := range []string{"", "pw"} {
 		for _, target := range goredisTargets(t, password) {
-			for _, proto := range []int{0, 2} {
+			for _, proto := range []int{0, 2, 3} {
 				name := target.name + "/proto=default"
-				if proto == 2 {
-					name = target.name + "/proto=2"
+				if proto != 0 {
+					name = target.name + "/proto=" + strconv.Itoa(proto)
 				}
 				if password != "" {
 					name += "/requirepass"
@@ -107,6 +119,15 @@ func testGoRedisLock(t *testing.T, target goredisTarget, proto int) {
 
 	if got, err := a.Ping(ctx).Result(); err != nil || got != "PONG" {
 		t.Fatalf("PING: %q, %v", got, err)
+	}
+	wantResp := 3 // go-redis v9's default
+	if proto == 2 {
+		wantResp = 2
+	}
+	for _, c := range []*redis.Client{a, b, bDB0} {
+		if info, err := c.ClientInfo(ctx).Result(); err != nil || info.Resp != wantResp {
+			t.Fatalf("CLIENT INFO: %+v, %v; want resp=%d", info, err, wantResp)
+		}
 	}
 	if got, err := a.ClientGetName(ctx).Result(); err != nil || got != "owner-a" {
 		t.Errorf("CLIENT GETNAME after the handshake: %q, %v; want owner-a", got, err)
@@ -179,5 +200,57 @@ func testGoRedisLock(t *testing.T, target goredisTarget, proto int) {
 	}
 	if ok, err := release(ctx, a, key2, tokA); err != nil || ok {
 		t.Errorf("a releases a lock that expired and was taken by b: %v, %v; want not released", ok, err)
+	}
+
+	testGoRedisExclusion(ctx, t, target, proto)
+}
+
+// testGoRedisExclusion: workers on their own clients spin on SET NX and
+// release with the script; a critical section spans several round trips
+// and must never overlap another.
+func testGoRedisExclusion(ctx context.Context, t *testing.T, target goredisTarget, proto int) {
+	const workers, rounds = 5, 5
+	key, counter := "mutex:"+token(t), "counter:"+token(t)
+	var inside, overlaps atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < workers; i++ {
+		c := newGoRedis(t, target, proto, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < rounds; r++ {
+				tok := strconv.Itoa(i) + "-" + strconv.Itoa(r)
+				for {
+					ok, err := c.SetNX(ctx, key, tok, 10*time.Second).Result()
+					if err != nil {
+						t.Errorf("SET NX: %v", err)
+						return
+					}
+					if ok {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				if inside.Add(1) != 1 {
+					overlaps.Add(1)
+				}
+				if got, err := c.Get(ctx, key).Result(); err != nil || got != tok {
+					t.Errorf("GET inside the critical section: %q, %v; want our token", got, err)
+				}
+				c.Incr(ctx, counter)
+				inside.Add(-1)
+				if ok, err := release(ctx, c, key, tok); err != nil || !ok {
+					t.Errorf("release by the holder: %v, %v", ok, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if overlaps.Load() != 0 {
+		t.Errorf("%d critical sections overlapped", overlaps.Load())
+	}
+	c := newGoRedis(t, target, proto, nil)
+	if n, err := c.Get(ctx, counter).Int(); err != nil || n != workers*rounds {
+		t.Errorf("counter: %d, %v; want %d", n, err, workers*rounds)
 	}
 }

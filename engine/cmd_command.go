@@ -109,6 +109,10 @@ func writeCommandInfo(w Writer, cmd *Command) {
 	for i := range cmd.KeySpecs {
 		writeKeySpec(w, &cmd.KeySpecs[i])
 	}
+	if len(cmd.Subcommands) == 0 {
+		w.Set(0) // Redis's addReplyCommandSubCommands: ~0 in RESP3
+		return
+	}
 	w.Array(len(cmd.Subcommands))
 	for _, sc := range cmd.Subcommands {
 		writeCommandInfo(w, sc)

@@ -9,10 +9,10 @@ import (
 
 // Connection commands: they change or read the session, never the keyspace.
 
-// helloMaxProto is the highest protocol version HELLO accepts. HELLO 3
-// answers NOPROTO until the server speaks RESP3 everywhere; raising this
-// to 3 is the only change HELLO needs then.
-const helloMaxProto = 2
+// helloMaxProto is the highest protocol version HELLO accepts: RESP3, which
+// every reply speaks through the Writer (compat_test runs every differential
+// case in both protocols).
+const helloMaxProto = 3
 
 var (
 	errHelloProto  = errors.New("ERR Protocol version is not an integer or out of range")

@@ -171,8 +171,11 @@ func TestHello(t *testing.T) {
 		{cmd("HELLO"), helloReply(id, 2)},
 		{cmd("HELLO", "2"), helloReply(id, 2)},
 		{cmd("hello", "2", "auth", "default", "x"), helloReply(id, 2)},
-		// RESP3 is not offered yet.
-		{cmd("HELLO", "3"), "(error) NOPROTO unsupported protocol version"},
+		// HELLO 3 switches to RESP3 and says so; HELLO without a version
+		// reports the current one.
+		{cmd("HELLO", "3"), helloReply(id, 3)},
+		{cmd("HELLO"), helloReply(id, 3)},
+		{cmd("HELLO", "2"), helloReply(id, 2)},
 		{cmd("HELLO", "1"), "(error) NOPROTO unsupported protocol version"},
 		{cmd("HELLO", "4"), "(error) NOPROTO unsupported protocol version"},
 		{cmd("HELLO", "-1"), "(error) NOPROTO unsupported protocol version"},
@@ -188,8 +191,17 @@ func TestHello(t *testing.T) {
 		{cmd("HELLO", "2", "SETNAME", "foo"), helloReply(id, 2)},
 		{cmd("CLIENT", "GETNAME"), `"foo"`},
 	})
-	if helloMaxProto != 2 {
-		t.Errorf("helloMaxProto = %d; update these tests when RESP3 is enabled", helloMaxProto)
+	if c.s.Proto != 2 {
+		t.Errorf("after HELLO 2: proto %d", c.s.Proto)
+	}
+	c.run([]step{{cmd("HELLO", "3", "SETNAME", "bar"), helloReply(id, 3)}})
+	if c.s.Proto != 3 {
+		t.Errorf("after HELLO 3: proto %d", c.s.Proto)
+	}
+	// A failing HELLO 2 leaves the protocol as it was.
+	c.run([]step{{cmd("HELLO", "2", "AUTH", "bob", "x"), "(error) WRONGPASS invalid username-password pair or user is disabled."}})
+	if c.s.Proto != 3 {
+		t.Errorf("after a failed HELLO 2: proto %d", c.s.Proto)
 	}
 }
 
@@ -203,7 +215,8 @@ func TestHelloWithPassword(t *testing.T) {
 		{cmd("HELLO"), noAuth},
 		{cmd("HELLO", "2"), noAuth},
 		{cmd("HELLO", "abc"), "(error) ERR Protocol version is not an integer or out of range"},
-		{cmd("HELLO", "3"), "(error) NOPROTO unsupported protocol version"},
+		{cmd("HELLO", "3"), noAuth},
+		{cmd("HELLO", "4"), "(error) NOPROTO unsupported protocol version"},
 		{cmd("HELLO", "2", "FOO"), "(error) ERR Syntax error in HELLO option 'FOO'"},
 		{cmd("HELLO", "2", "AUTH", "default", "wrong"), "(error) WRONGPASS invalid username-password pair or user is disabled."},
 		{cmd("HELLO", "2", "AUTH", "bob", "sekret"), "(error) WRONGPASS invalid username-password pair or user is disabled."},

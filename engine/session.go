@@ -50,6 +50,12 @@ type Session struct {
 	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
 	ScriptReadOnly bool
 
+	// ScriptCaller is set on a script's session while a script runs: the
+	// EVAL (or EVALSHA...) call running it. A PUBLISH from the script to
+	// the caller's own connection goes out there at once, between the
+	// caller's replies, as Redis writes it.
+	ScriptCaller *Call
+
 	// Done is closed when the server stops: a command held by a pause
 	// stops waiting. Nil: never.
 	Done <-chan struct{}

@@ -22,6 +22,7 @@ type Writer interface {
 	Double(f float64)
 	Bool(b bool)
 	Verbatim(format, s string) // a bulk string in RESP2
+	BigNumber(s string)        // decimal digits; a bulk string in RESP2 (only scripts make one)
 	Push(n int)                // out-of-band message; an array in RESP2
 }
 
@@ -49,10 +50,11 @@ const (
 	KindBool
 	KindVerbatim
 	KindPush
+	KindBigNumber
 )
 
-// Reply is one recorded reply. Str holds status, error, bulk and verbatim
-// text; Int holds integers and booleans (0/1); Elems holds aggregate
+// Reply is one recorded reply. Str holds status, error, bulk, verbatim and
+// big number text; Int holds integers and booleans (0/1); Elems holds aggregate
 // elements (maps flattened to key, value, key, value...).
 type Reply struct {
 	Kind   ReplyKind
@@ -126,6 +128,7 @@ func (r *Recorder) Set(n int)            { r.open(KindSet, n) }
 func (r *Recorder) Push(n int)           { r.open(KindPush, n) }
 func (r *Recorder) Double(f float64)     { r.add(Reply{Kind: KindDouble, Double: f}) }
 func (r *Recorder) Verbatim(_, s string) { r.add(Reply{Kind: KindVerbatim, Str: s}) }
+func (r *Recorder) BigNumber(s string)   { r.add(Reply{Kind: KindBigNumber, Str: s}) }
 func (r *Recorder) Bool(b bool) {
 	var n int64
 	if b {
@@ -145,6 +148,8 @@ func (rep Reply) String() string {
 		return fmt.Sprintf("(integer) %d", rep.Int)
 	case KindBulk, KindVerbatim:
 		return fmt.Sprintf("%q", rep.Str)
+	case KindBigNumber:
+		return "(big number) " + rep.Str
 	case KindNull, KindNullArray:
 		return "(nil)"
 	case KindDouble:
@@ -181,6 +186,8 @@ func (rep Reply) Replay(w Writer) {
 		w.Bool(rep.Int != 0)
 	case KindVerbatim:
 		w.Verbatim("txt", rep.Str)
+	case KindBigNumber:
+		w.BigNumber(rep.Str)
 	case KindArray, KindSet, KindPush, KindMap:
 		switch rep.Kind {
 		case KindArray:

@@ -58,6 +58,8 @@ func testReplies(ts *testService) {
 			w.Bool(false)
 		case "verbatim":
 			w.Verbatim("txt", "hello")
+		case "bignum":
+			w.BigNumber("1234567999999999999999999999999999999")
 		case "nested-error":
 			w.Array(2)
 			w.Int(1)
@@ -99,6 +101,7 @@ func TestRedisToLua(t *testing.T) {
 		{`local r = redis.call('testreply', 'double') return {type(r), r}`, `["string" "3.5"]`},
 		{`local r = redis.call('testreply', 'bool') return {r[1], r[2]}`, `[(integer) 1 (integer) 0]`},
 		{`local r = redis.call('testreply', 'verbatim') return {type(r), r}`, `["string" "hello"]`},
+		{`local r = redis.call('testreply', 'bignum') return {type(r), r}`, `["string" "1234567999999999999999999999999999999"]`},
 	})
 }
 
@@ -112,6 +115,11 @@ func TestRedisToLuaRESP3(t *testing.T) {
 		{`redis.setresp(3) local r = redis.call('testreply', 'double') return {type(r), r.double * 2}`, `["table" (integer) 7]`},
 		{`redis.setresp(3) local r = redis.call('testreply', 'bool') return {type(r[1]), tostring(r[1]), tostring(r[2])}`, `["boolean" "true" "false"]`},
 		{`redis.setresp(3) local r = redis.call('testreply', 'verbatim') return {r.verbatim_string.format, r.verbatim_string.string}`, `["txt" "hello"]`},
+		{`redis.setresp(3) local r = redis.call('testreply', 'bignum') return {type(r), r.big_number}`, `["table" "1234567999999999999999999999999999999"]`},
+		// and back: the kinds survive a round trip through Lua
+		{`redis.setresp(3) return redis.call('testreply', 'bignum')`, `(big number) 1234567999999999999999999999999999999`},
+		{`redis.setresp(3) return redis.call('testreply', 'double')`, `3.5`},
+		{`redis.setresp(3) return redis.call('testreply', 'map')`, `["a" (integer) 1]`},
 		// true goes back as a RESP3 boolean (an integer for RESP2 callers)
 		{`redis.setresp(3) return true`, `(integer) 1`},
 		{`redis.setresp(3) return false`, `(integer) 0`},
@@ -143,7 +151,9 @@ func TestLuaToRedis(t *testing.T) {
 		{`return {}`, `[]`},
 		{`return {a=1}`, `[]`},
 		{`return {double=2.5}`, `2.5`},
-		{`return {big_number="123"}`, `"123"`},
+		{`return {big_number="123"}`, `(big number) 123`},
+		// CR and LF become spaces, other bytes stay
+		{`return {big_number="1\r\n2\255"}`, "(big number) 1  2\xff"},
 		{`return {verbatim_string={format="txt", string="v"}}`, `"v"`},
 		{`return {map={a=1}}`, `["a" (integer) 1]`},
 		{`return {set={x=true}}`, `["x"]`},

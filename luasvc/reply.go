@@ -3,6 +3,7 @@ package luasvc
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/lockredis/lockredis/engine"
 	lua "github.com/yuin/gopher-lua"
@@ -15,7 +16,8 @@ import (
 // RESP3 kinds as a RESP2 client would see them (map -> flat array, set ->
 // array, double -> string, boolean -> 1/0). After redis.setresp(3): null
 // -> nil, boolean -> boolean, map -> {map={k=v}}, set -> {set={m=true}},
-// double -> {double=n}, verbatim -> {verbatim_string={format=, string=}}.
+// double -> {double=n}, verbatim -> {verbatim_string={format=, string=}},
+// big number -> {big_number=s} (a string with RESP2).
 type luaWriter struct {
 	L      *lua.LState
 	resp   int
@@ -144,6 +146,16 @@ func (w *luaWriter) Set(n int)            { w.openArray(engine.KindSet, n) }
 func (w *luaWriter) Push(n int)           { w.openArray(engine.KindArray, n) }
 func (w *luaWriter) Verbatim(f, s string) { w.verbatim(f, s) }
 
+func (w *luaWriter) BigNumber(s string) {
+	if w.resp != 3 {
+		w.add(lua.LString(s))
+		return
+	}
+	t := w.L.CreateTable(0, 1)
+	t.RawSetString("big_number", lua.LString(s))
+	w.add(t)
+}
+
 func (w *luaWriter) Null() {
 	if w.resp == 3 {
 		w.add(lua.LNil)
@@ -201,6 +213,22 @@ func replyErrorText(msg string) string {
 		}
 	}
 	return "ERR " + trimCRLF(msg)
+}
+
+// crlfToSpaces replaces every CR and LF byte with a space (Redis's
+// sdsmapchars(s, "\r\n", "  ")), leaving other bytes, valid UTF-8 or not,
+// as they are.
+func crlfToSpaces(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c == '\r' || c == '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 func trimCRLF(s string) string {
@@ -285,7 +313,9 @@ func (v *vm) writeTable(w engine.Writer, t *lua.LTable, depth int) {
 		return
 	}
 	if b, ok := t.RawGetString("big_number").(lua.LString); ok {
-		w.BulkString(string(b))
+		// Redis maps CR and LF to spaces: a RESP3 big number is one line,
+		// and RESP2 callers get the same text as a bulk string.
+		w.BigNumber(crlfToSpaces(string(b)))
 		return
 	}
 	if vs, ok := t.RawGetString("verbatim_string").(*lua.LTable); ok {

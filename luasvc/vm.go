@@ -250,6 +250,7 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 
 	v.call, v.sc, v.resp = c, sc, 2
 	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
+	v.sess.ScriptCaller = c
 	v.fail = failure{}
 	v.panicked = nil
 	v.ccalls = 1
@@ -307,6 +308,7 @@ func (v *vm) reset(c *engine.Call, callerDB int) {
 	v.cmdv = v.cmdv[:0]
 	v.w.drop()
 	v.call, v.sc = nil, nil
+	v.sess.ScriptCaller = nil
 	if c.Tx != nil {
 		c.Tx.DB = callerDB
 	}

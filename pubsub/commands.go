@@ -65,14 +65,14 @@ func (h *Hub) unsubscribeCmd(k kind, verb string) engine.Handler {
 			// Never subscribed: Redis still confirms each name (or one
 			// nil), with a count of 0.
 			if len(c.Args) == 1 {
-				c.W.Array(3)
+				c.W.Push(3)
 				c.W.BulkString(verb)
 				c.W.Null()
 				c.W.Int(0)
 				return
 			}
 			for _, name := range c.Args[1:] {
-				c.W.Array(3)
+				c.W.Push(3)
 				c.W.BulkString(verb)
 				c.W.Bulk(name)
 				c.W.Int(0)
@@ -114,21 +114,40 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 		} else {
 			n = h.Receivers(ch)
 		}
-		deliver := func() {
+		deliver := func(to func(*Subscriber) bool) {
 			if shard {
-				h.DeliverShard(ch, msg)
+				h.deliverShard(ch, msg, to)
 			} else {
-				h.Deliver(ch, msg)
+				h.deliver(ch, msg, to)
 			}
 		}
-		if c.Tx != nil {
-			// Inside a script or EXEC: messages leave after it commits,
-			// when the caller may have reused its argument buffers.
-			ch, msg = append([]byte(nil), ch...), append([]byte(nil), msg...)
-			c.Tx.After(deliver)
-		} else {
-			deliver()
+		// The connection the command came from: a script's caller.
+		origin := c
+		if c.S.ScriptCaller != nil {
+			origin = c.S.ScriptCaller
 		}
+		// A message to the publisher itself (a RESP3 subscriber) comes
+		// after what its reply has written so far: inside EXEC, Redis 7.0
+		// writes it between the elements of EXEC's array.
+		if f, ok := origin.W.(engine.Flusher); ok {
+			f.FlushPending()
+		}
+		if c.Tx == nil {
+			deliver(nil)
+			c.W.Int(int64(n))
+			return
+		}
+		// Inside a script or EXEC, messages to other connections leave
+		// after it commits (a subscriber woken by them must see its
+		// writes), when the caller may have reused its argument buffers.
+		// The publisher's own connection gets its message at once, where
+		// Redis writes it; it runs nothing else before the commit.
+		self := h.subscriberOf(origin.S)
+		if self != nil {
+			deliver(func(s *Subscriber) bool { return s == self })
+		}
+		ch, msg = append([]byte(nil), ch...), append([]byte(nil), msg...)
+		c.Tx.After(func() { deliver(func(s *Subscriber) bool { return s != self }) })
 		c.W.Int(int64(n))
 	}
 }

@@ -103,20 +103,28 @@ func (h *Hub) Receivers(channel []byte) int {
 
 // Deliver queues message for every receiver of channel. It never blocks on
 // a subscriber's socket.
-func (h *Hub) Deliver(channel, message []byte) {
+func (h *Hub) Deliver(channel, message []byte) { h.deliver(channel, message, nil) }
+
+// deliver is Deliver to the receivers that to accepts (all when to is
+// nil).
+func (h *Hub) deliver(channel, message []byte, to func(*Subscriber) bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for sub := range h.channels[string(channel)] {
-		sub.sendMessage(channel, message)
-		h.messages.Add(1)
+		if to == nil || to(sub) {
+			sub.sendMessage(channel, message)
+			h.messages.Add(1)
+		}
 	}
 	for _, p := range h.patternOrder {
 		if !engine.Glob(engine.StringBytes(p), channel, false) {
 			continue
 		}
 		for sub := range h.patterns[p] {
-			sub.sendPMessage(p, channel, message)
-			h.messages.Add(1)
+			if to == nil || to(sub) {
+				sub.sendPMessage(p, channel, message)
+				h.messages.Add(1)
+			}
 		}
 	}
 }
@@ -128,13 +136,16 @@ func (h *Hub) ShardReceivers(channel []byte) int {
 	return len(h.shards[string(channel)])
 }
 
-// DeliverShard queues message for the subscribers of a shard channel.
-func (h *Hub) DeliverShard(channel, message []byte) {
+// deliverShard queues message for the subscribers of a shard channel
+// that to accepts (all when to is nil).
+func (h *Hub) deliverShard(channel, message []byte, to func(*Subscriber) bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for sub := range h.shards[string(channel)] {
-		sub.sendSMessage(channel, message)
-		h.messages.Add(1)
+		if to == nil || to(sub) {
+			sub.sendSMessage(channel, message)
+			h.messages.Add(1)
+		}
 	}
 }
 

@@ -76,8 +76,11 @@ func readReply(rd *bufio.Reader) (string, error) {
 			return "", err
 		}
 		return line + string(buf), nil
-	case '*', '>':
+	case '*', '>', '~', '%':
 		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+		if line[0] == '%' {
+			n *= 2 // key, value
+		}
 		out := line
 		for i := 0; i < n; i++ {
 			e, err := readReply(rd)
@@ -163,6 +166,64 @@ func TestReplyShapes(t *testing.T) {
 		}
 		if got != st.want {
 			t.Fatalf("step %d %q: got %q, want %q", i, st.args, got, st.want)
+		}
+	}
+}
+
+func push(elems ...string) string { return ">" + arr(elems...)[1:] }
+
+// TestReplyShapesRESP3: after HELLO 3 confirmations and messages are push
+// frames, a subscribed connection runs any command, and a message to the
+// publisher itself comes where redis-server 7.0.15 writes it (inside
+// EXEC's array too). HELLO 2 switches the pushes back to arrays.
+func TestReplyShapesRESP3(t *testing.T) {
+	srv := lockredis.RunT(t)
+	sub := dial(t, srv.Addr())
+	pub := dial(t, srv.Addr())
+	msg := func(ch, m string) string { return push(bulk("message"), bulk(ch), bulk(m)) }
+	steps := []struct {
+		c    *conn
+		args []string
+		want []string // the frames read after sending args
+	}{
+		{sub, []string{"UNSUBSCRIBE"}, []string{arr(bulk("unsubscribe"), "$-1\r\n", num(0))}},
+		{sub, []string{"HELLO", "3", "SETNAME", "s"}, nil}, // checked below: a map
+		{sub, []string{"UNSUBSCRIBE"}, []string{push(bulk("unsubscribe"), "_\r\n", num(0))}},
+		{sub, []string{"SUBSCRIBE", "b"}, []string{push(bulk("subscribe"), bulk("b"), num(1))}},
+		{sub, []string{"GET", "k"}, []string{"_\r\n"}},
+		{sub, []string{"SET", "k", "v"}, []string{"+OK\r\n"}},
+		{sub, []string{"PING"}, []string{"+PONG\r\n"}},
+		{sub, []string{"PUBLISH", "b", "self"}, []string{msg("b", "self"), num(1)}},
+		{pub, []string{"PUBLISH", "b", "hi"}, []string{num(1)}},
+		{sub, nil, []string{msg("b", "hi")}},
+		{sub, []string{"MULTI"}, []string{"+OK\r\n"}},
+		{sub, []string{"GET", "k"}, []string{"+QUEUED\r\n"}},
+		{sub, []string{"PUBLISH", "b", "tx"}, []string{"+QUEUED\r\n"}},
+		// The push is read as EXEC's second element; the real one follows.
+		{sub, []string{"EXEC"}, []string{arr(bulk("v"), msg("b", "tx")), num(1)}},
+		{sub, []string{"EVAL", "return redis.call('publish', 'b', 'lua')", "0"}, []string{msg("b", "lua"), num(1)}},
+		{sub, []string{"HELLO", "2"}, nil},
+		{pub, []string{"PUBLISH", "b", "two"}, []string{num(1)}},
+		{sub, nil, []string{arr(bulk("message"), bulk("b"), bulk("two"))}},
+		{sub, []string{"RESET"}, []string{"+RESET\r\n"}},
+		{pub, []string{"PUBLISH", "b", "gone"}, []string{num(0)}},
+		{sub, []string{"GET", "nokey"}, []string{"$-1\r\n"}},
+	}
+	for i, st := range steps {
+		if st.args != nil {
+			st.c.send(st.args...)
+		}
+		if st.want == nil { // HELLO
+			prefix := map[string]string{"3": "%7\r\n", "2": "*14\r\n"}[st.args[1]]
+			if got := st.c.read(); !strings.HasPrefix(got, prefix) {
+				t.Fatalf("step %d %q: got %q, want HELLO's map (%q)", i, st.args, got, prefix)
+			}
+			continue
+		}
+		for _, want := range st.want {
+			if got := st.c.read(); got != want {
+				t.Fatalf("step %d %q: got %q, want %q", i, st.args, got, want)
+			}
 		}
 	}
 }

@@ -54,19 +54,21 @@ func (h *Hub) Attach(sess *engine.Session, w io.Writer, closeConn func()) *Subsc
 	return s
 }
 
-// SetProto switches the encoding of pushes (HELLO).
-func (s *Subscriber) SetProto(p int) { s.proto.Store(int32(p)) }
-
 // Done is closed when the subscriber's writer has stopped.
 func (s *Subscriber) Done() <-chan struct{} { return s.done }
 
-// Send queues raw protocol bytes (a command reply). It never blocks.
+// Send queues raw protocol bytes (a command reply). It never blocks. It
+// runs on the connection's goroutine, which owns sess.Proto: the pushes
+// queued after a reply take the protocol the session has then, so those
+// behind a HELLO or RESET that switched it come in the new protocol and
+// those before it in the old one, as Redis writes them.
 func (s *Subscriber) Send(b []byte) {
 	before, ok := s.begin()
 	if !ok {
 		return
 	}
 	s.out = append(s.out, b...)
+	s.proto.Store(int32(s.sess.Proto))
 	s.end(before)
 }
 

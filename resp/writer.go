@@ -138,11 +138,33 @@ func (e *Encoder) Bool(b bool) {
 		e.Int(0)
 	}
 }
+
+// Verbatim's format is always three bytes on the wire: Redis's
+// addReplyVerbatim cuts a longer one and pads a shorter one with spaces
+// (a script may return any {verbatim_string={format=...}}).
 func (e *Encoder) Verbatim(format, s string) {
 	if e.Proto == 3 {
 		e.header('=', int64(len(s)+4))
-		e.Buf = append(e.Buf, format...)
+		for i := 0; i < 3; i++ {
+			if i < len(format) {
+				e.Buf = append(e.Buf, format[i])
+			} else {
+				e.Buf = append(e.Buf, ' ')
+			}
+		}
 		e.Buf = append(e.Buf, ':')
+		e.Buf = append(e.Buf, s...)
+		e.Buf = append(e.Buf, '\r', '\n')
+		return
+	}
+	e.BulkString(s)
+}
+
+// BigNumber writes s as it is: the caller (a script's {big_number=...})
+// has already made it a single line.
+func (e *Encoder) BigNumber(s string) {
+	if e.Proto == 3 {
+		e.Buf = append(e.Buf, '(')
 		e.Buf = append(e.Buf, s...)
 		e.Buf = append(e.Buf, '\r', '\n')
 		return
