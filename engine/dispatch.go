@@ -142,7 +142,12 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	c.cw = countingWriter{Writer: w, e: e}
 	c.W = &c.cw
 	e.Stats.Commands.Add(1)
-	if c.Tx == nil || !e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W) { // restart fence (fence.go)
+	switch {
+	case c.Tx == nil:
+		c.Cmd.Handler(c)
+	case e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W): // restart fence (fence.go)
+	case c.Tx.write && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
+	default:
 		c.Cmd.Handler(c)
 	}
 	st := &c.Cmd.stats

@@ -112,8 +112,9 @@ type Engine struct {
 	afterCond *sync.Cond
 	afterDone uint64
 
-	persist *persister // nil when the keyspace is in memory (persist.go)
-	fence   *fence     // the restart fence (fence.go)
+	persist *persister   // nil when the keyspace is in memory (persist.go)
+	fence   *fence       // the restart fence (fence.go)
+	tokens  tokenCounter // fencing tokens (token.go)
 
 	txPool  sync.Pool
 	started time.Time
@@ -201,10 +202,15 @@ func New(cfg Config) (*Engine, error) {
 		tx.runFn = tx.run
 		return tx
 	}
-	if err := e.countKeys(); err != nil {
+	maxToken, err := e.countKeys()
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	if fnc.path != "" {
+		e.tokens.reserve = fnc.reserveTokens
+	}
+	e.tokens.start(fnc.tokensReserved, maxToken)
 	e.blocks.e = e
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
@@ -224,9 +230,9 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // countKeys initialises the per-database counters and the expiry queue
-// from what was loaded.
-func (e *Engine) countKeys() error {
-	return e.db.View(func(bt *buntdb.Tx) error {
+// from what was loaded, and finds the largest fencing token it holds.
+func (e *Engine) countKeys() (maxToken uint64, err error) {
+	err = e.db.View(func(bt *buntdb.Tx) error {
 		return bt.Ascend("", func(k, v string) bool {
 			if len(k) == 0 || int(k[0]) >= len(e.keys) {
 				return true
@@ -236,9 +242,11 @@ func (e *Engine) countKeys() error {
 				e.volatile[k[0]].Add(1)
 				e.expiries.add(at, k)
 			}
+			maxToken = max(maxToken, tokenOf(v))
 			return true
 		})
 	})
+	return maxToken, err
 }
 
 // Close stops the sweeper and closes the keyspace (flushing it to disk).
@@ -250,6 +258,11 @@ func (e *Engine) Close() error {
 	e.wg.Wait()
 	if e.persist != nil {
 		e.persist.close() // waits for a rewrite, fsyncs, releases waiters
+	}
+	// A clean stop records the last token handed out, so the next run
+	// resumes right after it instead of after the whole reserved range.
+	if e.tokens.reserve != nil {
+		e.fence.tokensReserved = e.tokens.next - 1
 	}
 	ferr := e.fence.stop() // the clean-stop marker (fence.go)
 	if err := e.db.Close(); err != nil {

@@ -20,6 +20,11 @@ func newTestEngine(t *testing.T) *testEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wrapTestEngine(t, e)
+}
+
+// wrapTestEngine gives e a client session and closes it when the test ends.
+func wrapTestEngine(t *testing.T, e *Engine) *testEngine {
 	t.Cleanup(func() { e.Close() })
 	s := NewSession("normal")
 	s.Authenticated = true

@@ -55,6 +55,10 @@ type fence struct {
 
 	mu       sync.Mutex
 	recorded atomic.Int64 // largest TTL (ms) on disk
+
+	// tokensReserved: fencing tokens up to this one are reserved on disk
+	// (token.go); read at start, then moved by reserveTokens.
+	tokensReserved uint64
 }
 
 // parseRestartFence reads Config.RestartFence: "" or "auto", "off", or a
@@ -124,6 +128,7 @@ func newFence(cfg Config, aofPath string, logf func(level, format string, args .
 		f.dirLk = lk
 		f.path = filepath.Join(cfg.Dir, StateFileName)
 		st, err := readState(f.path)
+		f.tokensReserved = st.tokens // fencing tokens resume after these
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			// First start in this directory.
@@ -209,6 +214,7 @@ func bootID() string {
 type fenceState struct {
 	marker   string
 	maxTTLms int64
+	tokens   uint64 // fencing tokens reserved
 	aof      string // the run's AOF, "" without persistence
 	fsync    string
 	boot     string
@@ -228,6 +234,8 @@ func readState(path string) (fenceState, error) {
 			st.marker = v
 		case "max-ttl-ms":
 			st.maxTTLms, err = strconv.ParseInt(v, 10, 64)
+		case "tokens-reserved":
+			st.tokens, err = strconv.ParseUint(v, 10, 64)
 		case "aof":
 			st.aof = v
 		case "appendfsync":
@@ -253,8 +261,8 @@ func (f *fence) write(marker string) error {
 	if f.path == "" {
 		return nil
 	}
-	body := fmt.Sprintf("# lockredis restart fence state (see README); do not edit\nmarker %s\nmax-ttl-ms %d\n",
-		marker, f.recorded.Load())
+	body := fmt.Sprintf("# lockredis restart fence state (see README); do not edit\nmarker %s\nmax-ttl-ms %d\ntokens-reserved %d\n",
+		marker, f.recorded.Load(), f.tokensReserved)
 	if f.aof != "" {
 		body += fmt.Sprintf("aof %s\nappendfsync %s\n", f.aof, f.fsync)
 	}
@@ -306,6 +314,20 @@ func (f *fence) grant(ms int64, logf func(level, format string, args ...any)) {
 		f.recorded.Store(prev)
 		logf("warning", "Restart fence: %v", err)
 	}
+}
+
+// reserveTokens records durably that fencing tokens up to limit may be
+// handed out, before any of them is.
+func (f *fence) reserveTokens(limit uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.tokensReserved
+	f.tokensReserved = limit
+	if err := f.write(markerRunning); err != nil {
+		f.tokensReserved = prev
+		return err
+	}
+	return nil
 }
 
 // stop writes the marker of a clean stop.

@@ -21,14 +21,18 @@ type Tx struct {
 	// DB is the database the current command works on.
 	DB int
 
-	keyBuf   []byte
-	keyDelta []int64 // per-db change in key count, applied at commit
-	volDelta []int64 // per-db change in keys with an expiry
-	expired  int64   // keys removed because they had expired
-	after    []func()
-	touched  []dbKey       // changed keys, recorded only while someone listens
-	expiring []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	seq      uint64        // order of this transaction's after-commit effects
+	keyBuf []byte
+	// readKey and readToken: the last key this write transaction read and
+	// its fencing token (token.go).
+	readKey   []byte
+	readToken uint64
+	keyDelta  []int64 // per-db change in key count, applied at commit
+	volDelta  []int64 // per-db change in keys with an expiry
+	expired   int64   // keys removed because they had expired
+	after     []func()
+	touched   []dbKey       // changed keys, recorded only while someone listens
+	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	seq       uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
 	// found: expired keys a lookup met but could not delete, because the
@@ -67,6 +71,7 @@ func (tx *Tx) After(fn func()) { tx.after = append(tx.after, fn) }
 
 func (tx *Tx) reset() {
 	tx.bt = nil
+	tx.readToken = 0
 	tx.rollback = false
 	tx.expired = 0
 	clear(tx.found) // drop the key strings for the GC
@@ -133,7 +138,8 @@ func (tx *Tx) Get(key []byte) (Value, bool) {
 // GetIn is Get for another database. As in Redis, a key is live through
 // its expiry millisecond and gone after it (expired when now > expireAt).
 func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
-	raw, err := tx.bt.Get(tx.tmpKey(db, key))
+	bkey := tx.tmpKey(db, key)
+	raw, err := tx.bt.Get(bkey)
 	if err != nil {
 		return Value{}, false
 	}
@@ -141,6 +147,9 @@ func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
 		tx.foundExpired(db, key, v.ExpireAt)
 		return Value{}, false
+	}
+	if tx.write {
+		tx.rememberToken(bkey, v.Token)
 	}
 	return v, true
 }
@@ -239,7 +248,8 @@ func (tx *Tx) Put(key []byte, v Value) {
 	tx.PutIn(tx.DB, key, v)
 }
 
-// PutIn is Put for another database.
+// PutIn is Put for another database. A key that exists keeps its fencing
+// token; a new one (or one whose time had passed) takes the next token.
 func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	bkey := storeKey(db, key)
 	var before string
@@ -250,6 +260,11 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		raw, err := tx.bt.Get(bkey)
 		before, existed = raw, err == nil
 	}
+	// One write in the usual cases: the token is known from the read that
+	// preceded it, or the key is new. A blind write over an existing key
+	// (SET without NX, MSET) writes again with the key's own token.
+	token, fresh := tx.tokenFor(bkey)
+	v.Token = token
 	prev, replaced, err := tx.bt.Set(bkey, encodeValue(v), nil)
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
@@ -258,6 +273,18 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	if tx.flushedAll {
 		prev, replaced = before, existed
 	}
+	live := replaced && !(expireAtOf(prev) != 0 && expireAtOf(prev) < tx.Ms)
+	switch {
+	case live && tokenOf(prev) != token:
+		v.Token = tokenOf(prev)
+		tx.bt.Set(bkey, encodeValue(v), nil)
+	case !live && !fresh:
+		v.Token = tx.e.tokens.take(tx.e.cfg.Logf)
+		tx.bt.Set(bkey, encodeValue(v), nil)
+	case !live:
+		tx.e.tokens.take(tx.e.cfg.Logf)
+	}
+	tx.rememberToken(bkey, v.Token)
 	tx.touch(db, bkey[1:])
 	if !replaced {
 		tx.keyDelta[db]++

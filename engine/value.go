@@ -36,7 +36,10 @@ func (t Type) Name() string {
 
 // A stored item is one buntdb value per Redis key:
 //
-//	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | payload
+//	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | token (uvarint) | payload
+//
+// The token is the key's fencing token (token.go). The type byte's high bit
+// says it is there: values written before tokens existed have none (0).
 //
 // The expiry lives inside the value, with millisecond precision, so the key,
 // its contents and its TTL always change together in one buntdb Set. The
@@ -55,6 +58,7 @@ type Value struct {
 	ExpireAt int64
 	Payload  string
 	Enc      StringEnc
+	Token    uint64 // fencing token; Put sets it, callers leave it 0
 }
 
 // StringEnc is what Redis's encoding of a string depends on beyond its
@@ -76,10 +80,13 @@ const (
 	typeFloatString = 'f'
 )
 
+// hasToken marks, in the type byte, a value that carries a token.
+const hasToken = 0x80
+
 func encodeValue(v Value) string {
 	var sb strings.Builder
-	sb.Grow(headerLen + len(v.Payload))
-	var h [headerLen]byte
+	sb.Grow(headerLen + binary.MaxVarintLen64 + len(v.Payload))
+	var h [headerLen + binary.MaxVarintLen64]byte
 	h[0] = byte(v.Type)
 	if v.Type == TypeString {
 		switch v.Enc {
@@ -94,7 +101,9 @@ func encodeValue(v Value) string {
 		exp = uint64(v.ExpireAt)
 	}
 	binary.BigEndian.PutUint64(h[1:], exp)
-	sb.Write(h[:])
+	h[0] |= hasToken
+	n := binary.PutUvarint(h[headerLen:], v.Token)
+	sb.Write(h[:headerLen+n])
 	sb.WriteString(v.Payload)
 	return sb.String()
 }
@@ -103,7 +112,11 @@ func decodeValue(s string) Value {
 	if len(s) < headerLen {
 		return Value{Type: TypeString}
 	}
-	v := Value{Type: Type(s[0]), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
+	v := Value{Type: Type(s[0] &^ hasToken), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
+	if s[0]&hasToken != 0 {
+		tok, n := uvarintString(v.Payload)
+		v.Token, v.Payload = tok, v.Payload[n:]
+	}
 	switch v.Type {
 	case typeRawString:
 		v.Type, v.Enc = TypeString, EncRaw
@@ -111,6 +124,29 @@ func decodeValue(s string) Value {
 		v.Type, v.Enc = TypeString, EncFloat
 	}
 	return v
+}
+
+// tokenOf reads only the fencing token of an encoded value.
+func tokenOf(s string) uint64 {
+	if len(s) <= headerLen || s[0]&hasToken == 0 {
+		return 0
+	}
+	tok, _ := uvarintString(s[headerLen:])
+	return tok
+}
+
+// uvarintString is binary.Uvarint on a string: the value and its length
+// (0, 0 when malformed).
+func uvarintString(s string) (uint64, int) {
+	var x uint64
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<(7*i), i + 1
+		}
+		x |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
 }
 
 // expireAtOf reads only the expiry of an encoded value.
