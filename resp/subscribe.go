@@ -7,10 +7,11 @@ import "github.com/lockredis/lockredis/engine"
 // pubsub.Subscriber's queue, in order with the messages.
 
 // isSubscribe reports whether the command puts the connection in
-// subscribed mode.
+// subscribed mode, or may make it receive pushes: CLIENT TRACKING
+// (invalidations in RESP3, tracking-redir-broken).
 func isSubscribe(name string) bool {
 	switch name {
-	case "subscribe", "psubscribe", "ssubscribe":
+	case "subscribe", "psubscribe", "ssubscribe", "client|tracking":
 		return true
 	}
 	return false
@@ -24,7 +25,12 @@ func (s *Server) detach(c *client) {
 	// still in redcon's buffer: send them first.
 	c.dc.Flush()
 	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
-	c.enc.flush = c.sub.Send
+	c.enc.flush = func(b []byte) {
+		if !c.sess.ReplyMuted() { // CLIENT REPLY OFF/SKIP
+			c.sub.Send(b)
+		}
+	}
+	c.sess.SetPush(c.sub.Send)
 }
 
 // needsDetach reports whether cmd will subscribe: itself, or as EXEC of a
