@@ -12,7 +12,7 @@ import (
 // helloMaxProto is the highest protocol version HELLO accepts. HELLO 3
 // answers NOPROTO until the server speaks RESP3 everywhere; raising this
 // to 3 is the only change HELLO needs then.
-const helloMaxProto = 2
+const helloMaxProto = 3
 
 var (
 	errHelloProto  = errors.New("ERR Protocol version is not an integer or out of range")
