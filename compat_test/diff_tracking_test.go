@@ -74,7 +74,7 @@ func TestDiffTracking(t *testing.T) {
 			p5Do(K, "GET missing"),
 			p5Do(W, "SET a 1").then(R, 1),
 			p5Do(W, "SET a 2"), // forgotten after one invalidation
-			p5Do(W, "DEL b"), // b did not exist: no change
+			p5Do(W, "DEL b"),   // b did not exist: no change
 			p5Do(W, "SET b 1").then(R, 1),
 			p5Do(K, "GET b"),
 			p5Do(W, "DEL b nothing").then(R, 1),
