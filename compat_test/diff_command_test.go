@@ -166,7 +166,7 @@ func commandPair(t *testing.T, proto string) (redis, lock *rawConn, names []stri
 
 // newerThanRedis70 are the commands lockredis has from later versions:
 // redis-server 7.0 does not know them.
-var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true}
+var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true, "client|no-touch": true}
 
 // notInRedis70 reports whether redis-server 7.0 lacks a command lockredis
 // has: a newer Redis's, or lockredis's own (LOCK.*).

@@ -61,6 +61,15 @@ type p5Step struct {
 	frame []byte
 	desc  string
 	reads []p5Read
+	// withIDs, when set, replaces frame: the command is built on each
+	// server from these arguments, "{S}", "{P}" and "{T}" replaced by the
+	// id a saveID step read for that connection (CLIENT TRACKING
+	// REDIRECT: the ids differ between the servers).
+	withIDs []string
+	// saveID: the step's first reply is conn's CLIENT ID.
+	saveID bool
+	// sleep before sending (keys left to expire).
+	sleep time.Duration
 }
 
 type p5Case struct {
@@ -141,6 +150,7 @@ func (s p5Step) thenCounted(conn int) p5Step {
 type p5Conn struct {
 	raw  *rawConn
 	dead string
+	id   string // its CLIENT ID, once a saveID step read it
 }
 
 func (c *p5Conn) fail(err error) string {
@@ -216,7 +226,17 @@ func p5Dial(t *testing.T, addr string, n, proto int) p5Side {
 
 // run performs a step on one server and returns, per read, the frames.
 func (side p5Side) run(st p5Step) [][]string {
-	if st.frame != nil {
+	time.Sleep(st.sleep)
+	if st.withIDs != nil {
+		a := make([]string, len(st.withIDs))
+		for i, s := range st.withIDs {
+			for c, name := range p5ConnName[:len(side)] {
+				s = strings.ReplaceAll(s, "{"+name+"}", side[c].id)
+			}
+			a[i] = s
+		}
+		side[st.conn].send(encodeCommand(a))
+	} else if st.frame != nil {
 		side[st.conn].send(st.frame)
 	}
 	out := make([][]string, len(st.reads))
@@ -231,6 +251,9 @@ func (side p5Side) run(st p5Step) [][]string {
 		for j := 0; j < n; j++ {
 			out[i] = append(out[i], side[rd.conn].read())
 		}
+	}
+	if st.saveID && len(out) > 0 && len(out[0]) == 1 {
+		side[st.conn].id = strings.TrimSpace(strings.TrimPrefix(out[0][0], ":"))
 	}
 	return out
 }
@@ -353,6 +376,10 @@ func p5RunCase(t *testing.T, p *diffPair, tc p5Case, proto int) {
 			if !p5Same(rd.mode, r[j], l[j]) {
 				report(i, st.desc, rd, r[j], l[j])
 				differ = true
+			} else if len(r[j]) > 0 && strings.HasPrefix(r[j][len(r[j])-1], "<no reply") {
+				// Both agree that nothing came: the case expects a
+				// frame too many.
+				t.Errorf("step %d: %s: neither server sent the frame read from %s", i+1, st.desc, p5ConnName[rd.conn])
 			}
 		}
 		if differ {

@@ -1,6 +1,6 @@
 module github.com/lockredis/lockredis/compat_test
 
-go 1.23
+go 1.23.0
 
 require (
 	github.com/MaricoHan/redisson v1.0.1
@@ -11,6 +11,9 @@ require (
 	github.com/gomodule/redigo v1.9.2
 	github.com/lockredis/lockredis v0.0.0
 	github.com/redis/go-redis/v9 v9.17.2
+	github.com/redis/rueidis v1.0.69
+	github.com/tidwall/buntdb v1.3.2
+	github.com/tidwall/redcon v1.6.2
 )
 
 require (
@@ -20,18 +23,18 @@ require (
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/orcaman/concurrent-map v1.0.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	github.com/redis/rueidis/rueidiscompat v1.0.69 // indirect
 	github.com/satori/go.uuid v1.2.0 // indirect
 	github.com/segmentio/ksuid v1.0.4 // indirect
 	github.com/tidwall/btree v1.4.2 // indirect
-	github.com/tidwall/buntdb v1.3.2 // indirect
 	github.com/tidwall/gjson v1.14.3 // indirect
 	github.com/tidwall/grect v0.1.4 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
-	github.com/tidwall/redcon v1.6.2 // indirect
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	github.com/yuin/gopher-lua v1.1.2 // indirect
+	golang.org/x/sys v0.31.0 // indirect
 )
 
 replace github.com/lockredis/lockredis => ../

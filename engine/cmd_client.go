@@ -27,6 +27,11 @@ func clientCommands() []*Command {
 			{Name: "pause", Handler: cmdClientPause},
 			{Name: "unpause", Handler: cmdClientUnpause},
 			{Name: "getredir", Handler: cmdClientGetredir},
+			{Name: "tracking", Handler: cmdClientTracking},
+			{Name: "caching", Handler: cmdClientCaching},
+			{Name: "trackinginfo", Handler: cmdClientTrackinginfo},
+			// NO-TOUCH is Redis 7.2's.
+			{Name: "no-touch", Handler: cmdClientNoTouch},
 			// SETINFO is Redis 7.2's; clients send it at connect time.
 			{Name: "setinfo", Handler: cmdClientSetinfo},
 		},
@@ -143,7 +148,8 @@ func typeOf(ci ClientInfo) clientType {
 }
 
 // clientFlags renders CLIENT LIST's flags= in Redis's letter order: P
-// (subscribed), x (in MULTI), then the letters the connection owner set.
+// (subscribed), x (in MULTI), t R B (tracking), the letters the
+// connection owner set, e (no-evict).
 func clientFlags(ci ClientInfo) string {
 	var b [16]byte
 	out := b[:0]
@@ -153,11 +159,15 @@ func clientFlags(ci ClientInfo) string {
 	if ci.Multi >= 0 {
 		out = append(out, 'x')
 	}
+	out = append(out, ci.TrackFlags...)
 	for i := 0; i < len(ci.Flags); i++ {
 		f := ci.Flags[i]
 		if f != 'N' && f != 'P' && f != 'x' {
 			out = append(out, f)
 		}
+	}
+	if ci.NoEvict {
+		out = append(out, 'e')
 	}
 	if len(out) == 0 {
 		return "N"
@@ -200,7 +210,9 @@ func appendClientInfo(b []byte, ci ClientInfo) []byte {
 	b = strconv.AppendInt(b, int64(ci.Multi), 10)
 	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	b = append(b, cmd...)
-	b = append(b, " user=default redir=-1 resp="...)
+	b = append(b, " user=default redir="...)
+	b = strconv.AppendInt(b, ci.Redir, 10)
+	b = append(b, " resp="...)
 	proto := ci.Proto
 	if proto == 0 {
 		proto = 2
@@ -353,8 +365,25 @@ func cmdClientKill(c *Call) {
 	c.OK()
 }
 
-// cmdClientNoEvict accepts ON/OFF: lockredis never evicts clients.
+// cmdClientNoEvict accepts ON/OFF and shows it in CLIENT LIST (flag e):
+// lockredis never evicts clients.
 func cmdClientNoEvict(c *Call) {
+	switch {
+	case EqualFold(c.Args[2], "on"):
+		c.S.setNoEvict(true)
+	case EqualFold(c.Args[2], "off"):
+		c.S.setNoEvict(false)
+	default:
+		c.Err(ErrSyntax)
+		return
+	}
+	c.OK()
+}
+
+// cmdClientNoTouch accepts ON/OFF (Redis 7.2). It changes nothing: lockredis
+// keeps no access time per key (OBJECT IDLETIME answers 0), so there is no
+// access time a client could leave untouched.
+func cmdClientNoTouch(c *Call) {
 	if !EqualFold(c.Args[2], "on") && !EqualFold(c.Args[2], "off") {
 		c.Err(ErrSyntax)
 		return
@@ -362,12 +391,21 @@ func cmdClientNoEvict(c *Call) {
 	c.OK()
 }
 
+// cmdClientReply handles CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer
+// nothing; the connection owner drops the replies (Session.DropReply).
+// Pushes (pub/sub messages, invalidations) still arrive, as in Redis.
 func cmdClientReply(c *Call) {
+	s := c.S
 	switch {
 	case EqualFold(c.Args[2], "on"):
+		s.replyOff, s.replySkip = false, false
 		c.OK()
-	case EqualFold(c.Args[2], "off"), EqualFold(c.Args[2], "skip"):
-		c.Err(errReplyUnsupported)
+	case EqualFold(c.Args[2], "off"):
+		s.replyOff = true
+	case EqualFold(c.Args[2], "skip"):
+		if !s.replyOff {
+			s.replySkipNext = true
+		}
 	default:
 		c.Err(ErrSyntax)
 	}
@@ -432,9 +470,6 @@ func cmdClientUnpause(c *Call) {
 	c.E.Unpause()
 	c.OK()
 }
-
-// cmdClientGetredir answers -1: client tracking is never on.
-func cmdClientGetredir(c *Call) { c.W.Int(-1) }
 
 // cmdClientSetinfo handles CLIENT SETINFO LIB-NAME|LIB-VER value as Redis
 // 7.2 does.

@@ -13,7 +13,9 @@ func TestClientBasics(t *testing.T) {
 	te.run([]step{
 		{cmd("CLIENT"), "(error) ERR wrong number of arguments for 'client' command"},
 		{cmd("CLIENT", "FOO"), "(error) ERR unknown subcommand 'FOO'. Try CLIENT HELP."},
-		{cmd("CLIENT", "NO-TOUCH", "on"), "(error) ERR unknown subcommand 'NO-TOUCH'. Try CLIENT HELP."},
+		{cmd("CLIENT", "NO-TOUCH", "on"), "OK"}, // Redis 7.2
+		{cmd("CLIENT", "NO-TOUCH", "OFF"), "OK"},
+		{cmd("CLIENT", "NO-TOUCH", "x"), "(error) ERR syntax error"},
 		{cmd("CLIENT", "HELP", "x"), "(error) ERR wrong number of arguments for 'client|help' command"},
 		{cmd("CLIENT", "GETNAME"), "(nil)"},
 		{cmd("CLIENT", "SETNAME"), "(error) ERR wrong number of arguments for 'client|setname' command"},
@@ -36,8 +38,6 @@ func TestClientBasics(t *testing.T) {
 		{cmd("CLIENT", "REPLY"), "(error) ERR wrong number of arguments for 'client|reply' command"},
 		{cmd("CLIENT", "REPLY", "foo"), "(error) ERR syntax error"},
 		{cmd("CLIENT", "REPLY", "ON"), "OK"},
-		{cmd("CLIENT", "REPLY", "OFF"), "(error) ERR CLIENT REPLY OFF and SKIP are not supported by lockredis"},
-		{cmd("CLIENT", "REPLY", "skip"), "(error) ERR CLIENT REPLY OFF and SKIP are not supported by lockredis"},
 		{cmd("CLIENT", "UNBLOCK", "1", "2", "3"), "(error) ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT HELP."},
 		{cmd("CLIENT", "UNBLOCK", "abc", "foo"), "(error) ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"},
 		{cmd("CLIENT", "UNBLOCK", "abc", "timeout"), "(error) ERR value is not an integer or out of range"},
@@ -264,5 +264,45 @@ func TestClientKill(t *testing.T) {
 	a.run([]step{{cmd("CLIENT", "KILL", "127.0.0.1:5000"), "OK"}})
 	if !a.s.CloseAfterReply {
 		t.Error("the old form kills the caller too")
+	}
+}
+
+// TestClientReply checks which replies the connection owner drops after
+// CLIENT REPLY OFF / SKIP / ON (Session.DropReply, as Redis's resetClient).
+func TestClientReply(t *testing.T) {
+	te := newTestEngine(t)
+	type line struct {
+		args    []string
+		replies int  // replies the command writes
+		dropped bool // DropReply's answer after it
+	}
+	for _, l := range []line{
+		{cmd("PING"), 1, false},
+		{cmd("CLIENT", "REPLY", "SKIP"), 0, false},
+		{cmd("PING"), 1, true},
+		{cmd("PING"), 1, false},
+		{cmd("CLIENT", "REPLY", "OFF"), 0, true},
+		{cmd("PING"), 1, true},
+		{cmd("CLIENT", "REPLY", "SKIP"), 0, true}, // no effect while OFF
+		{cmd("PING"), 1, true},
+		{cmd("CLIENT", "REPLY", "ON"), 1, false},
+		{cmd("PING"), 1, false},
+		{cmd("CLIENT", "REPLY", "SKIP"), 0, false},
+		{cmd("CLIENT", "REPLY", "ON"), 1, false}, // ON clears the SKIP in force
+		{cmd("CLIENT", "REPLY", "OFF"), 0, true},
+		{cmd("RESET"), 1, false},
+	} {
+		bargs := make([][]byte, len(l.args))
+		for i, a := range l.args {
+			bargs[i] = []byte(a)
+		}
+		var rec Recorder
+		te.Dispatch(te.s, nil, bargs, &rec)
+		if len(rec.Replies) != l.replies {
+			t.Errorf("%q wrote %d replies, want %d", l.args, len(rec.Replies), l.replies)
+		}
+		if got := te.s.DropReply(); got != l.dropped {
+			t.Errorf("%q: DropReply = %v, want %v", l.args, got, l.dropped)
+		}
 	}
 }

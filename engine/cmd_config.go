@@ -71,6 +71,8 @@ type configParam struct {
 	// ignorable parameters accept any valid CONFIG SET without effect:
 	// tuning knobs whose change cannot hurt a client (hz, loglevel...).
 	ignorable bool
+	// settable parameters change at runtime (setConfigValue).
+	settable bool
 }
 
 const maxInt32 = math.MaxInt32
@@ -122,6 +124,7 @@ var configParams = []configParam{
 	{name: "slowlog-log-slower-than", def: "10000", kind: kindInt, min: -1, max: math.MaxInt64, ignorable: true},
 	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
 	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
+	{name: "tracking-table-max-keys", def: "1000000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 }
 
 // lookupConfigParam finds a parameter by name, any case; an extra Params
@@ -172,6 +175,8 @@ func (e *Engine) configValue(p configParam) string {
 	switch p.name {
 	case "databases":
 		return strconv.Itoa(e.cfg.Databases)
+	case "tracking-table-max-keys":
+		return strconv.FormatInt(e.tracker.maxKeys.Load(), 10)
 	case "requirepass":
 		return e.cfg.RequirePass
 	// Persistence settings the engine runs with (persist.go) win over Params.
@@ -300,12 +305,28 @@ func cmdConfigSet(c *Call) {
 			c.Err(configSetError(name, why))
 			return
 		}
-		if !p.ignorable && norm != c.E.configValue(p) {
+		if !p.ignorable && !p.settable && norm != c.E.configValue(p) {
 			c.Err(configSetError(name, "lockredis cannot change this parameter at runtime"))
 			return
 		}
 	}
+	for i, p := range params {
+		if p.settable {
+			norm, _ := p.normalize(args[2*i+1])
+			c.E.setConfigValue(p, norm)
+		}
+	}
 	c.OK()
+}
+
+// setConfigValue applies a CONFIG SET of a settable parameter; val is
+// valid and normalized.
+func (e *Engine) setConfigValue(p configParam, val string) {
+	switch p.name {
+	case "tracking-table-max-keys":
+		n, _ := strconv.ParseInt(val, 10, 64)
+		e.SetTrackingTableMaxKeys(n)
+	}
 }
 
 // normalize validates a CONFIG SET value and returns it as CONFIG GET

@@ -215,6 +215,10 @@ func cmdHello(c *Call) {
 func cmdReset(c *Call) {
 	s := c.S
 	c.E.ResetTransaction(s)
+	c.E.tracker.disable(s)
+	// Redis clears OFF and a pending SKIP; a SKIP already in force drops
+	// this reply.
+	s.replyOff, s.replySkipNext = false, false
 	if s.OnReset != nil {
 		s.OnReset()
 	}

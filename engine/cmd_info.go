@@ -189,7 +189,7 @@ func infoClients(b []byte, c *Call) []byte {
 	b = infoLine(b, "client_recent_max_input_buffer", "0")
 	b = infoLine(b, "client_recent_max_output_buffer", "0")
 	b = infoInt(b, "blocked_clients", int64(c.E.BlockedClients()))
-	b = infoLine(b, "tracking_clients", "0")
+	b = infoInt(b, "tracking_clients", int64(c.E.tracker.clients.Load()))
 	b = infoLine(b, "clients_in_timeout_table", "0")
 	return b
 }
@@ -316,6 +316,10 @@ func infoStats(b []byte, c *Call) []byte {
 	b = infoInt(b, "pubsubshard_channels", int64(shards))
 	b = infoLine(b, "latest_fork_usec", "0")
 	b = infoLine(b, "total_forks", "0")
+	_, tkeys, titems, tprefixes := c.E.TrackingStats()
+	b = infoInt(b, "tracking_total_keys", tkeys)
+	b = infoInt(b, "tracking_total_items", titems)
+	b = infoInt(b, "tracking_total_prefixes", tprefixes)
 	b = infoInt(b, "total_error_replies", st.ErrorReplies.Load())
 	return b
 }

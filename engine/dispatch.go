@@ -30,40 +30,52 @@ func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 		e.dispatchScript(s, tx, args, w)
 		return
 	}
+	cmd := e.dispatchClient(s, tx, args, w)
+	if s.track != nil {
+		e.tracker.commandDone(s, cmd)
+	}
+}
+
+// dispatchClient is Dispatch for a client's command; it returns the
+// command found, nil for an unknown one.
+func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Command {
 	cmd := e.Table.Lookup(args)
 	if cmd == nil {
 		e.reject(s, nil, w, unknownCommandOrSubcommand(e.Table, args))
-		return
+		return cmd
 	}
 	now := time.Now()
 	s.Touch(cmd.FullName, now)
 	if !arityOK(cmd.Arity, len(args)) {
 		e.reject(s, cmd, w, ErrArity(cmd.FullName))
-		return
+		return cmd
 	}
 	if e.NeedsAuth(s) && !cmd.Flags.Has(FlagNoAuth) {
 		e.reject(s, cmd, w, ErrNoAuth)
-		return
+		return cmd
 	}
 	if s.InMulti() && cmd.Flags.Has(FlagNoMulti) {
 		e.reject(s, cmd, w, errNotInMulti)
-		return
+		return cmd
 	}
 	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
 		e.reject(s, cmd, w, errSubscribedContext(cmd.FullName))
-		return
+		return cmd
 	}
 	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
 	e.WaitPause(cmd, s.Done)
+	// Keep the tracking table within tracking-table-max-keys.
+	e.tracker.limit(s)
 	if s.InMulti() && !cmd.Flags.Has(FlagMultiControl) {
 		s.Queue(cmd, args)
 		w.Status("QUEUED")
-		return
+		return cmd
 	}
 	if s.BeforeRun != nil {
 		s.BeforeRun(cmd)
 	}
 	e.run(s, tx, cmd, args, w, now)
+	return cmd
 }
 
 // dispatchScript is Dispatch for redis.call: Redis's scriptCall, whose
@@ -121,6 +133,7 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 		// The Call lives in the pooled Tx and the body is a plain
 		// function, so running a command allocates nothing here.
 		tx := e.txPool.Get().(*Tx)
+		tx.client = s
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
 		tx.callW, tx.callStart = w, start
 		e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
@@ -142,6 +155,11 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	c.cw = countingWriter{Writer: w, e: e}
 	c.W = &c.cw
 	e.Stats.Commands.Add(1)
+	var outer *Call
+	if c.Tx != nil && c.S.Kind != KindScript {
+		// The client's command a script's redis.call runs for.
+		outer, c.Tx.clientCall = c.Tx.clientCall, c
+	}
 	switch {
 	case c.Tx == nil:
 		c.Cmd.Handler(c)
@@ -150,6 +168,12 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	default:
 		c.Cmd.Handler(c)
 	}
+	if e.tracker.active() && c.Cmd.Flags.Has(FlagReadonly) && !c.Cmd.Flags.Has(FlagRunsScript) {
+		e.rememberRead(c)
+	}
+	if c.Tx != nil && c.S.Kind != KindScript {
+		c.Tx.clientCall = outer
+	}
 	st := &c.Cmd.stats
 	st.calls.Add(1)
 	st.usec.Add(time.Since(start).Microseconds())
@@ -157,6 +181,24 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 		st.failed.Add(1)
 	}
 }
+
+// rememberRead records the keys a read-only command read for a tracking
+// client, as Redis's call(): a script's reads record the keys its caller
+// declared (EVAL's keys), EVAL_RO and FCALL_RO themselves none.
+func (e *Engine) rememberRead(c *Call) {
+	s, cmd, args := c.S, c.Cmd, c.Args
+	if s.Kind == KindScript {
+		if c.Tx == nil || c.Tx.clientCall == nil {
+			return
+		}
+		s, cmd, args = c.Tx.clientCall.S, c.Tx.clientCall.Cmd, c.Tx.clientCall.Args
+	}
+	if s.track == nil {
+		return
+	}
+	e.tracker.rememberCall(c.Tx, s, cmd, args)
+}
+
 
 // countingWriter passes a command's reply through and counts its error
 // replies in the engine's error statistics (INFO errorstats) and in the

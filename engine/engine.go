@@ -94,6 +94,7 @@ type Engine struct {
 	watches     watchRegistry
 	blocks      blockRegistry
 	expiries    expiryQueue // volatile keys by expiry; under the exclusive lock
+	tracker     tracker     // client-side caching (tracking.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -212,6 +213,15 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.tokens.start(fnc.tokensReserved, maxToken)
 	e.blocks.e = e
+	e.tracker.init(e)
+	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
+		n, ok := ParseInt([]byte(v))
+		if !ok || n < 0 {
+			db.Close()
+			return nil, fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v)
+		}
+		e.tracker.maxKeys.Store(n)
+	}
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
 	e.registerBuiltins()
@@ -340,6 +350,11 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	if len(tx.found) > 0 {
 		e.expireAfterRead(tx) // before the reply: see there
 	}
+	if tx.readBy != nil {
+		// Keys a tracking client read, recorded after the deletions of
+		// what the read found expired (tracking.go, rememberCall).
+		e.tracker.remember(tx.readBy, tx.readKeys)
+	}
 	if err == nil {
 		if tx.maxTTL > 0 {
 			e.fence.grant(tx.maxTTL, e.cfg.Logf) // durable before the reply
@@ -439,6 +454,7 @@ func (e *Engine) AddSession(s *Session) {
 // RemoveSession forgets a session and its transaction state.
 func (e *Engine) RemoveSession(s *Session) {
 	e.ResetTransaction(s)
+	e.tracker.disable(s)
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()

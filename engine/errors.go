@@ -15,8 +15,20 @@ var (
 	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
 	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
 	errPauseMode       = errors.New("ERR CLIENT PAUSE mode must be WRITE or ALL")
-	// CLIENT REPLY OFF and SKIP would need the connection to drop replies.
-	errReplyUnsupported = errors.New("ERR CLIENT REPLY OFF and SKIP are not supported by lockredis")
+)
+
+// tracking.go (CLIENT TRACKING, CLIENT CACHING)
+var (
+	errTrackingOneRedirect  = errors.New("ERR A client can only redirect to a single other client")
+	errTrackingNoRedirect   = errors.New("ERR The client ID you want redirect to does not exist")
+	errTrackingPrefixBcast  = errors.New("ERR PREFIX option requires BCAST mode to be enabled")
+	errTrackingSwitchBcast  = errors.New("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
+	errTrackingBcastOpt     = errors.New("ERR OPTIN and OPTOUT are not compatible with BCAST")
+	errTrackingOptinOptout  = errors.New("ERR You can't specify both OPTIN mode and OPTOUT mode")
+	errTrackingSwitchOpt    = errors.New("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
+	errCachingNotTracking   = errors.New("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+	errCachingYesNeedsOptin = errors.New("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+	errCachingNoNeedsOptout = errors.New("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 )
 
 // cmd_command.go

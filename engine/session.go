@@ -75,7 +75,10 @@ type Session struct {
 	lastCmd    string
 	lastActive time.Time
 	flags      string
-	db         int // copies of DB and Proto for other readers
+	trackFlags string // CLIENT LIST letters of the tracking mode: t, R, B
+	redir      int64  // CLIENT LIST redir=: -1 while tracking is off
+	noEvict    bool   // CLIENT NO-EVICT ON
+	db         int    // copies of DB and Proto for other readers
 	proto      int
 
 	Sub   atomic.Int32 // channel subscriptions
@@ -85,12 +88,27 @@ type Session struct {
 
 	// Close asks the owner to close the connection (CLIENT KILL, shutdown).
 	Close func()
+
+	// Client-side caching (tracking.go): the mode, nil while tracking is
+	// off, guarded by the engine's tracker (only the owner sets it).
+	track *trackState
+	// pushFn writes out-of-band frames (invalidations) to the connection;
+	// nil while it cannot receive them (see SetPush).
+	pushFn atomic.Pointer[func([]byte)]
+	// afterReply are the invalidations for this client's own changes,
+	// sent after its command's reply (RunAfterReply). Owner goroutine only.
+	afterReply []func()
+
+	// CLIENT REPLY state, owner goroutine only: replyOff until CLIENT
+	// REPLY ON; replySkip drops the current command's reply, and
+	// replySkipNext becomes replySkip for the next command.
+	replyOff, replySkip, replySkipNext bool
 }
 
 // NewSession makes a session that is not yet registered.
 func NewSession(kind string) *Session {
 	now := time.Now()
-	s := &Session{Kind: kind, Proto: 2, proto: 2, Created: now, lastActive: now}
+	s := &Session{Kind: kind, Proto: 2, proto: 2, Created: now, lastActive: now, redir: -1}
 	s.Multi.Store(-1)
 	return s
 }
@@ -162,6 +180,76 @@ func (s *Session) SetProto(p int) {
 	s.mu.Unlock()
 }
 
+// SharedProto is the protocol version as other goroutines may read it.
+func (s *Session) SharedProto() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proto
+}
+
+// SetPush gives the session a way to receive out-of-band frames (client
+// tracking invalidations): fn queues bytes on the connection, in order
+// with its replies, without blocking. resp sets it when the connection is
+// detached from redcon.
+func (s *Session) SetPush(fn func([]byte)) { s.pushFn.Store(&fn) }
+
+// push queues b on the connection, if it can receive pushes.
+func (s *Session) push(b []byte) {
+	if fn := s.pushFn.Load(); fn != nil {
+		(*fn)(b)
+	}
+}
+
+// RunAfterReply sends what had to wait for the reply of the command just
+// run: the invalidations of the keys it changed itself. The connection
+// owner calls it once the reply is queued.
+func (s *Session) RunAfterReply() {
+	for i, fn := range s.afterReply {
+		fn()
+		s.afterReply[i] = nil
+	}
+	s.afterReply = s.afterReply[:0]
+}
+
+// DropReply reports whether the reply of the command just run must not be
+// sent (CLIENT REPLY OFF, or SKIP given just before it) and moves a SKIP
+// on to the next command, as Redis's resetClient. The connection owner
+// calls it once per command.
+func (s *Session) DropReply() bool {
+	drop := s.replyOff || s.replySkip
+	s.replySkip, s.replySkipNext = s.replySkipNext, false
+	return drop
+}
+
+// ReplyMuted reports whether replies are dropped now, for a reply sent in
+// pieces while the command runs (EXEC's header before SUBSCRIBE's
+// confirmations).
+func (s *Session) ReplyMuted() bool { return s.replyOff || s.replySkip }
+
+// setTrackView copies the tracking mode for CLIENT LIST (st nil: off).
+func (s *Session) setTrackView(st *trackState) {
+	flags, redir := "", int64(-1)
+	if st != nil {
+		flags, redir = "t", st.redirect
+		if st.brokenRedir {
+			flags += "R"
+		}
+		if st.bcast {
+			flags += "B"
+		}
+	}
+	s.mu.Lock()
+	s.trackFlags, s.redir = flags, redir
+	s.mu.Unlock()
+}
+
+// setNoEvict records CLIENT NO-EVICT for CLIENT LIST.
+func (s *Session) setNoEvict(on bool) {
+	s.mu.Lock()
+	s.noEvict = on
+	s.mu.Unlock()
+}
+
 // Touch records the command being run, for CLIENT LIST cmd= and idle=.
 func (s *Session) Touch(cmd string, now time.Time) {
 	s.mu.Lock()
@@ -184,6 +272,9 @@ type ClientInfo struct {
 	Cmd                 string
 	Proto               int
 	LastCmd, ClientKind string
+	TrackFlags          string // t, R, B (tracking.go)
+	Redir               int64  // redirect of a tracking client, else -1
+	NoEvict             bool
 }
 
 // Info snapshots the session for other goroutines.
@@ -200,6 +291,6 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		Age: now.Sub(s.Created), Idle: now.Sub(s.lastActive),
 		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
 		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
-		Proto: s.proto,
+		Proto: s.proto, TrackFlags: s.trackFlags, Redir: s.redir, NoEvict: s.noEvict,
 	}
 }

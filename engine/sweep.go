@@ -41,6 +41,7 @@ func (e *Engine) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
 func (e *Engine) expireAfterRead(read *Tx) {
 	tx := e.txPool.Get().(*Tx)
 	tx.found = append(tx.found, read.found...)
+	tx.client = read.client // the reader's command deleted them (tracking)
 	e.do(tx, true, read.DB, (*Tx).expireFound)
 }
 

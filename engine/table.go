@@ -32,12 +32,13 @@ const (
 	FlagAllowBusy                         // allowed while a script runs too long
 
 	// lockredis's own flags (commands.json's lockredis_flags).
-	FlagMayReplicate // may replicate although not a write (PUBLISH, EVAL): Redis has it, COMMAND INFO hides it
-	FlagNoKeyspace   // touches no key: runs without a keyspace transaction
-	FlagWriteTx      // needs an exclusive transaction without being a write command (EVAL, EXEC)
-	FlagSubscribedOK // allowed while subscribed in RESP2
-	FlagMultiControl // runs at once inside MULTI instead of being queued
-	FlagSubscribes   // puts the connection in subscribed mode (SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE)
+	FlagMayReplicate   // may replicate although not a write (PUBLISH, EVAL): Redis has it, COMMAND INFO hides it
+	FlagNoKeyspace     // touches no key: runs without a keyspace transaction
+	FlagWriteTx        // needs an exclusive transaction without being a write command (EVAL, EXEC)
+	FlagSubscribedOK   // allowed while subscribed in RESP2
+	FlagMultiControl   // runs at once inside MULTI instead of being queued
+	FlagReceivesPushes // the connection may receive pushes after it: SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE, CLIENT TRACKING
+	FlagRunsScript     // runs a script (EVAL...): the commands it calls are what it reads
 )
 
 type flagName struct {
@@ -76,7 +77,8 @@ var lockredisFlagNames = []flagName{
 	{FlagWriteTx, "write_tx"},
 	{FlagSubscribedOK, "subscribed_ok"},
 	{FlagMultiControl, "multi_control"},
-	{FlagSubscribes, "subscribes"},
+	{FlagReceivesPushes, "receives_pushes"},
+	{FlagRunsScript, "runs_script"},
 }
 
 // Has reports whether all of f's bits are set.

@@ -41,6 +41,21 @@ type Tx struct {
 	found     []expiryEntry
 	iterating bool
 
+	// Client-side caching (tracking.go). client is the client whose
+	// command runs (Redis's current_client; nil for the expiry sweeper).
+	// bcastKeys are the changed keys under a BCAST prefix. readBy and
+	// readKeys: keys a tracking client read in this read transaction,
+	// recorded when it ends. flushing: FlushDB is removing keys one by
+	// one, which the flush already announced.
+	client    *Session
+	bcastKeys []string
+	readBy    *Session
+	readKeys  []string
+	flushing  bool
+	// clientCall is the client's command running now (EVAL for its
+	// script's redis.call).
+	clientCall *Call
+
 	// How Engine.do runs it (engine.go).
 	body       func(*Tx)
 	runFn      func(*buntdb.Tx) error // tx.run, bound once
@@ -97,6 +112,12 @@ func (tx *Tx) reset() {
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
 	tx.expiring = tx.expiring[:0]
+	tx.client = nil
+	tx.bcastKeys = nil // kept by a queued broadcast until it ran
+	tx.readBy = nil
+	tx.readKeys = nil
+	tx.flushing = false
+	tx.clientCall = nil
 }
 
 // pushCall returns a Call for a command run inside this transaction, reused
@@ -380,9 +401,11 @@ func (tx *Tx) FlushDB(db int) {
 	})
 	// The flush already told listeners; do not report each key again.
 	saved := tx.touched
+	tx.flushing = true
 	for _, k := range keys {
 		tx.remove(k, db)
 	}
+	tx.flushing = false
 	tx.touched = saved
 }
 

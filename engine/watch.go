@@ -107,8 +107,13 @@ func (e *Engine) addListener(l keyListener) {
 	e.listenersMu.Unlock()
 }
 
-// touch records that a key changed, if anyone listens.
+// touch records that a key changed, if anyone listens. Tracking clients
+// are told at once (the change must invalidate what was read before it
+// in the same transaction, not what is read after it).
 func (tx *Tx) touch(db int, key string) {
+	if tx.e.tracker.active() && !tx.flushing {
+		tx.e.tracker.keyChanged(tx, key)
+	}
 	if tx.e.listening.Load() == 0 {
 		return
 	}
@@ -136,6 +141,9 @@ func (tx *Tx) notifyTouched() {
 
 // notifyFlush tells listeners that db (all if < 0) is about to be emptied.
 func (tx *Tx) notifyFlush(db int) {
+	if tx.e.tracker.active() {
+		tx.e.tracker.flushed(tx)
+	}
 	if tx.e.listening.Load() == 0 {
 		return
 	}

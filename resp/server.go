@@ -233,7 +233,12 @@ func (s *Server) runOne(c *client, args [][]byte) {
 		c.sess.Blocked = nil
 		s.waitBlocked(c, b)
 	}
+	if c.sess.DropReply() { // CLIENT REPLY OFF/SKIP
+		c.enc.Buf = c.enc.Buf[:0]
+	}
 	c.flush()
+	// Invalidations of the keys this command changed follow its reply.
+	c.sess.RunAfterReply()
 }
 
 // waitBlocked parks the connection until its blocking command is served,

@@ -14,14 +14,20 @@ func (s *Server) detach(c *client) {
 	// still in redcon's buffer: send them first.
 	c.dc.Flush()
 	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
-	c.enc.flush = c.sub.Send
+	c.enc.flush = func(b []byte) {
+		if !c.sess.ReplyMuted() { // CLIENT REPLY OFF/SKIP
+			c.sub.Send(b)
+		}
+	}
+	c.sess.SetPush(c.sub.Send)
 }
 
-// needsDetach reports whether cmd will subscribe: itself, or as EXEC of a
-// queue holding a subscribe.
+// needsDetach reports whether the connection may receive pushes once cmd
+// has run (it subscribes, or turns tracking on): itself, or as EXEC of a
+// queue holding such a command.
 func needsDetach(sess *engine.Session, cmd *engine.Command) bool {
-	return cmd.Flags.Has(engine.FlagSubscribes) ||
-		sess.InMulti() && sess.QueueHas(func(q *engine.Command) bool { return q.Flags.Has(engine.FlagSubscribes) })
+	return cmd.Flags.Has(engine.FlagReceivesPushes) ||
+		sess.InMulti() && sess.QueueHas(func(q *engine.Command) bool { return q.Flags.Has(engine.FlagReceivesPushes) })
 }
 
 // serveDetached reads and runs the commands of a detached connection until
