@@ -11,6 +11,7 @@ require (
 	github.com/gomodule/redigo v1.9.2
 	github.com/lockredis/lockredis v0.0.0
 	github.com/redis/go-redis/v9 v9.17.2
+	github.com/zeebo/xxh3 v1.1.0
 )
 
 require (
@@ -18,6 +19,7 @@ require (
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/orcaman/concurrent-map v1.0.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/satori/go.uuid v1.2.0 // indirect
@@ -32,6 +34,7 @@ require (
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	github.com/yuin/gopher-lua v1.1.2 // indirect
+	golang.org/x/sys v0.30.0 // indirect
 )
 
 replace github.com/lockredis/lockredis => ../
