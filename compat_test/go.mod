@@ -14,6 +14,7 @@ require (
 	github.com/redis/rueidis v1.0.69
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2
+	github.com/zeebo/xxh3 v1.1.0
 )
 
 require (
@@ -21,6 +22,7 @@ require (
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/orcaman/concurrent-map v1.0.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/redis/rueidis/rueidiscompat v1.0.69 // indirect

@@ -14,7 +14,7 @@ import (
 // DECRBY, INCRBYFLOAT) keep it.
 
 func stringCommands() []*Command {
-	return []*Command{
+	return append([]*Command{
 		{Name: "get", Handler: cmdGet},
 		{Name: "set", Handler: cmdSet},
 		{Name: "setnx", Handler: cmdSetNX},
@@ -36,7 +36,7 @@ func stringCommands() []*Command {
 		{Name: "getrange", Handler: cmdGetRange},
 		{Name: "substr", Handler: cmdGetRange},
 		{Name: "setrange", Handler: cmdSetRange},
-	}
+	}, delexCommands()...) // cmd_delex.go
 }
 
 // maxStringLen is Redis's proto-max-bulk-len default (512 MB), the largest
@@ -79,14 +79,34 @@ const (
 	setEXAT
 	setPXAT
 	setPersist // GETEX only
+	// Redis 8.4's compare-and-set conditions (SET only); see setCondition.
+	setIFEQ
+	setIFNE
+	setIFDEQ
+	setIFDNE
 )
 
-const anyExpire = setEX | setPX | setEXAT | setPXAT
+const (
+	anyExpire = setEX | setPX | setEXAT | setPXAT
+	// anyIf are the 8.4 conditions on the current value.
+	anyIf = setIFEQ | setIFNE | setIFDEQ | setIFDNE
+	// anyCondition: NX, XX and the 8.4 conditions exclude one another.
+	anyCondition = setNX | setXX | anyIf
+)
 
 // parseSetOptions parses SET's (or GETEX's, when getex is set) options
 // from args, with Redis's rules: any order and case, conflicting options
 // are a syntax error, a repeated EX (PX...) takes the last value.
-func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire []byte, err error) {
+//
+// SET also takes Redis 8.4's conditions IFEQ value, IFNE value, IFDEQ
+// digest and IFDNE digest (cmp is their argument). As redis.io documents,
+// NX, XX and the four conditions exclude one another and combine with GET
+// and any expiry option. Decided without an 8.4 server to compare with:
+// a condition given twice (IFEQ a IFEQ b) is a syntax error, unlike a
+// repeated NX, so that a lock release never compares with the wrong
+// token; a digest that is not 16 hexadecimal digits is refused here, in
+// argument order, with the text of Redis's fix for it (redis/redis#14502).
+func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire, cmp []byte, err error) {
 	for j := 0; j < len(args); j++ {
 		opt := args[j]
 		var next []byte
@@ -94,10 +114,17 @@ func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire []byte, 
 			next = args[j+1]
 		}
 		switch {
-		case !getex && EqualFold(opt, "nx") && flags&setXX == 0:
+		case !getex && EqualFold(opt, "nx") && flags&(anyCondition&^setNX) == 0:
 			flags |= setNX
-		case !getex && EqualFold(opt, "xx") && flags&setNX == 0:
+		case !getex && EqualFold(opt, "xx") && flags&(anyCondition&^setXX) == 0:
 			flags |= setXX
+		case !getex && flags&anyCondition == 0 && next != nil && setCondition(opt) != 0:
+			flags |= setCondition(opt)
+			if flags&(setIFDEQ|setIFDNE) != 0 && !validDigest(next) {
+				return 0, nil, nil, errDigestFormat
+			}
+			cmp = next
+			j++
 		case !getex && EqualFold(opt, "get"):
 			flags |= setGet
 		case !getex && EqualFold(opt, "keepttl") && flags&(setPersist|anyExpire) == 0:
@@ -121,10 +148,26 @@ func parseSetOptions(args [][]byte, getex bool) (flags setFlags, expire []byte, 
 			expire = next
 			j++
 		default:
-			return 0, nil, ErrSyntax
+			return 0, nil, nil, ErrSyntax
 		}
 	}
-	return flags, expire, nil
+	return flags, expire, cmp, nil
+}
+
+// setCondition maps IFEQ, IFNE, IFDEQ, IFDNE (any case) to their flag, and
+// anything else to 0.
+func setCondition(opt []byte) setFlags {
+	switch {
+	case EqualFold(opt, "ifeq"):
+		return setIFEQ
+	case EqualFold(opt, "ifne"):
+		return setIFNE
+	case EqualFold(opt, "ifdeq"):
+		return setIFDEQ
+	case EqualFold(opt, "ifdne"):
+		return setIFDNE
+	}
+	return 0
 }
 
 // expireAtFromOption turns an EX/PX/EXAT/PXAT argument into absolute unix
@@ -153,21 +196,28 @@ func expireAtFromOption(flags setFlags, arg []byte, nowMs int64, cmd string) (in
 }
 
 func cmdSet(c *Call) {
-	flags, expArg, err := parseSetOptions(c.Args[3:], false)
+	flags, expArg, cmp, err := parseSetOptions(c.Args[3:], false)
 	if err != nil {
 		c.Err(err)
 		return
 	}
-	setGeneric(c, flags, c.Args[1], c.Args[2], expArg, false)
+	setGeneric(c, flags, c.Args[1], c.Args[2], expArg, cmp, false)
 }
 
-func cmdSetNX(c *Call)  { setGeneric(c, setNX, c.Args[1], c.Args[2], nil, true) }
-func cmdSetEX(c *Call)  { setGeneric(c, setEX, c.Args[1], c.Args[3], c.Args[2], false) }
-func cmdPSetEX(c *Call) { setGeneric(c, setPX, c.Args[1], c.Args[3], c.Args[2], false) }
+func cmdSetNX(c *Call)  { setGeneric(c, setNX, c.Args[1], c.Args[2], nil, nil, true) }
+func cmdSetEX(c *Call)  { setGeneric(c, setEX, c.Args[1], c.Args[3], c.Args[2], nil, false) }
+func cmdPSetEX(c *Call) { setGeneric(c, setPX, c.Args[1], c.Args[3], c.Args[2], nil, false) }
 
 // setGeneric is Redis's setGenericCommand for SET, SETNX, SETEX and PSETEX.
-// intReply answers 1/0 (SETNX) instead of OK/nil.
-func setGeneric(c *Call, flags setFlags, key, val, expArg []byte, intReply bool) {
+// intReply answers 1/0 (SETNX) instead of OK/nil. cmp is the argument of
+// an IFEQ/IFNE/IFDEQ/IFDNE condition.
+//
+// The conditions follow redis.io's SET page (Redis 8.4): IFEQ and IFDEQ
+// never create a missing key, IFNE and IFDNE do; a key of another type is
+// WRONGTYPE (with GET, GET's own check answers first); with GET the reply
+// is the old value (nil when there was none) whether or not the condition
+// held, without GET it is OK, or nil when nothing was set.
+func setGeneric(c *Call, flags setFlags, key, val, expArg, cmp []byte, intReply bool) {
 	var expireAt int64
 	if expArg != nil {
 		var err error
@@ -186,7 +236,12 @@ func setGeneric(c *Call, flags setFlags, key, val, expArg []byte, intReply bool)
 	} else {
 		old, found = c.Tx.Get(key)
 	}
-	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
+	if flags&anyIf != 0 && found && old.Type != TypeString {
+		c.Err(ErrWrongType)
+		return
+	}
+	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) ||
+		(flags&anyIf != 0 && !setConditionHolds(flags, old, found, cmp)) {
 		switch {
 		case flags&setGet != 0: // the old value is the reply
 		case intReply:
@@ -210,6 +265,23 @@ func setGeneric(c *Call, flags setFlags, key, val, expArg []byte, intReply bool)
 	}
 }
 
+// setConditionHolds reports whether SET's IFEQ/IFNE/IFDEQ/IFDNE (in
+// flags, with cmp its argument) lets the write happen: old is the string
+// at the key when found.
+func setConditionHolds(flags setFlags, old Value, found bool, cmp []byte) bool {
+	switch {
+	case flags&setIFEQ != 0:
+		return found && old.Payload == string(cmp)
+	case flags&setIFNE != 0:
+		return !found || old.Payload != string(cmp)
+	case flags&setIFDEQ != 0:
+		return found && digestMatches(old.Payload, cmp)
+	case flags&setIFDNE != 0:
+		return !found || !digestMatches(old.Payload, cmp)
+	}
+	return true
+}
+
 // cmdGetSet replies like GET and stores the new value without TTL.
 func cmdGetSet(c *Call) {
 	if _, _, ok := getGeneric(c); !ok {
@@ -228,7 +300,7 @@ func cmdGetDel(c *Call) {
 // Redis, a missing key or a wrong type is reported before the expire time
 // is checked, and an EXAT/PXAT in the past deletes the key after replying.
 func cmdGetEx(c *Call) {
-	flags, expArg, err := parseSetOptions(c.Args[2:], true)
+	flags, expArg, _, err := parseSetOptions(c.Args[2:], true)
 	if err != nil {
 		c.Err(err)
 		return

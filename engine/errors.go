@@ -44,6 +44,13 @@ var (
 	errNoConfigFile = errors.New("ERR The server is running without a config file")
 )
 
+// cmd_delex.go (DELEX, DIGEST; SET's IFDEQ/IFDNE in cmd_string.go): the
+// text of Redis 8.4's check (redis/redis#14502), taken from its review
+// thread, not compared with a server.
+var (
+	errDigestFormat = replyError("ERR must be exactly 16 hexadecimal characters")
+)
+
 // cmd_expire.go
 var (
 	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")
