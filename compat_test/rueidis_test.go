@@ -26,9 +26,10 @@ import (
 // it, or it expired).
 
 // ruTargets are the servers the rueidis tests run against: an embedded
-// lockredis, and redis-server as the oracle of the same assertions.
+// lockredis, the built binary, and redis-server as the oracle of the same
+// assertions.
 func ruTargets(t *testing.T) map[string]string {
-	targets := map[string]string{"lockredis": lockredis.RunT(t).Addr()}
+	targets := map[string]string{"lockredis": lockredis.RunT(t).Addr(), "binary": startBinary(t)}
 	if _, err := exec.LookPath("redis-server"); err == nil || os.Getenv("CI") != "" {
 		targets["redis-server"] = startRedis(t)
 	}
