@@ -199,7 +199,6 @@ func (e *Engine) rememberRead(c *Call) {
 	e.tracker.rememberCall(c.Tx, s, cmd, args)
 }
 
-
 // countingWriter passes a command's reply through and counts its error
 // replies in the engine's error statistics (INFO errorstats) and in the
 // command's failed calls.

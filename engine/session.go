@@ -94,7 +94,7 @@ type Session struct {
 	track *trackState
 	// pushFn writes out-of-band frames (invalidations) to the connection;
 	// nil while it cannot receive them (see SetPush).
-	pushFn atomic.Pointer[func([]byte)]
+	pushFn atomic.Pointer[func(write func(Writer))]
 	// afterReply are the invalidations for this client's own changes,
 	// sent after its command's reply (RunAfterReply). Owner goroutine only.
 	afterReply []func()
@@ -188,17 +188,22 @@ func (s *Session) SharedProto() int {
 }
 
 // SetPush gives the session a way to receive out-of-band frames (client
-// tracking invalidations): fn queues bytes on the connection, in order
-// with its replies, without blocking. resp sets it when the connection is
-// detached from redcon.
-func (s *Session) SetPush(fn func([]byte)) { s.pushFn.Store(&fn) }
+// tracking invalidations): fn encodes what write writes, in the
+// connection's protocol, and queues it in order with its replies, without
+// blocking. resp sets it when the connection is detached from redcon.
+func (s *Session) SetPush(fn func(write func(Writer))) { s.pushFn.Store(&fn) }
 
-// push queues b on the connection, if it can receive pushes.
-func (s *Session) push(b []byte) {
+// push sends the frame write writes, if the connection can receive pushes.
+func (s *Session) push(write func(Writer)) {
 	if fn := s.pushFn.Load(); fn != nil {
-		(*fn)(b)
+		(*fn)(write)
 	}
 }
+
+// NullWriter is implemented by a writer that can write the null of a given
+// protocol whatever its own (resp's Encoder): an invalidation after a
+// flush carries the tracking client's null, as in Redis.
+type NullWriter interface{ NullOf(proto int) }
 
 // RunAfterReply sends what had to wait for the reply of the command just
 // run: the invalidations of the keys it changed itself. The connection

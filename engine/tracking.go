@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -368,40 +367,40 @@ func (t *tracker) send(s *Session, keys []string, flush bool) {
 	t.mu.Unlock()
 	if dest == nil {
 		if s.SharedProto() == 3 {
-			b := append([]byte(">2\r\n$21\r\ntracking-redir-broken\r\n:"), strconv.FormatInt(redirect, 10)...)
-			s.push(append(b, '\r', '\n'))
+			s.push(func(w Writer) {
+				w.Push(2)
+				w.BulkString("tracking-redir-broken")
+				w.Int(redirect)
+			})
 		}
 		return
 	}
-	var b []byte
-	switch {
-	case dest.SharedProto() == 3:
-		b = append(b, ">2\r\n$10\r\ninvalidate\r\n"...)
-	case redirect != 0 && dest.Subscriptions() > 0:
-		b = append(b, "*3\r\n$7\r\nmessage\r\n$20\r\n"+trackingChannel+"\r\n"...)
-	default:
-		return
+	resp3 := dest.SharedProto() == 3
+	if !resp3 && (redirect == 0 || dest.Subscriptions() == 0) {
+		return // a RESP2 client can only be told as a subscriber
 	}
-	switch {
-	case !flush:
-		b = append(b, '*')
-		b = strconv.AppendInt(b, int64(len(keys)), 10)
-		b = append(b, '\r', '\n')
-		for _, k := range keys {
-			b = append(b, '$')
-			b = strconv.AppendInt(b, int64(len(k)), 10)
-			b = append(b, '\r', '\n')
-			b = append(b, k...)
-			b = append(b, '\r', '\n')
+	nullProto := s.SharedProto() // the tracking client's, as in Redis
+	dest.push(func(w Writer) {
+		if resp3 {
+			w.Push(2)
+			w.BulkString("invalidate")
+		} else {
+			w.Push(3) // a pub/sub message: an array in RESP2
+			w.BulkString("message")
+			w.BulkString(trackingChannel)
 		}
-	case s.SharedProto() == 3:
-		// The null is the tracking client's, whatever the destination's
-		// protocol, as in Redis.
-		b = append(b, "_\r\n"...)
-	default:
-		b = append(b, "$-1\r\n"...)
-	}
-	dest.push(b)
+		switch nw, ok := w.(NullWriter); {
+		case !flush:
+			w.Array(len(keys))
+			for _, k := range keys {
+				w.BulkString(k)
+			}
+		case ok:
+			nw.NullOf(nullProto)
+		default:
+			w.Null()
+		}
+	})
 }
 
 // limit keeps the table within tracking-table-max-keys (Redis's

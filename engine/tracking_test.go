@@ -21,12 +21,41 @@ func newTrackingClient(te *testEngine, proto int) *trackingClient {
 	te.AddSession(s)
 	s.SetProto(proto)
 	tc := &trackingClient{Session: s}
-	s.SetPush(func(b []byte) {
+	s.SetPush(func(write func(Writer)) {
+		w := pushEncoder{proto: s.SharedProto()}
+		write(&w)
 		tc.mu.Lock()
-		tc.frames = append(tc.frames, string(b))
+		tc.frames = append(tc.frames, w.b.String())
 		tc.mu.Unlock()
 	})
 	return tc
+}
+
+// pushEncoder encodes the few writer calls an invalidation makes as resp's
+// Encoder does (the engine cannot import resp).
+type pushEncoder struct {
+	Recorder // the rest of Writer, unused here
+	proto    int
+	b        strings.Builder
+}
+
+func (w *pushEncoder) Push(n int) {
+	if w.proto == 3 {
+		w.b.WriteString(">" + itoa(n) + "\r\n")
+		return
+	}
+	w.Array(n)
+}
+func (w *pushEncoder) Array(n int)         { w.b.WriteString("*" + itoa(n) + "\r\n") }
+func (w *pushEncoder) BulkString(s string) { w.b.WriteString("$" + itoa(len(s)) + "\r\n" + s + "\r\n") }
+func (w *pushEncoder) Int(n int64)         { w.b.WriteString(":" + strconv.FormatInt(n, 10) + "\r\n") }
+func (w *pushEncoder) Null()               { w.NullOf(w.proto) }
+func (w *pushEncoder) NullOf(proto int) {
+	if proto == 3 {
+		w.b.WriteString("_\r\n")
+		return
+	}
+	w.b.WriteString("$-1\r\n")
 }
 
 func (tc *trackingClient) take() []string {

@@ -19,7 +19,11 @@ func (s *Server) detach(c *client) {
 			c.sub.Send(b)
 		}
 	}
-	c.sess.SetPush(c.sub.Send)
+	c.sess.SetPush(func(write func(engine.Writer)) {
+		enc := Encoder{Proto: c.sess.SharedProto()}
+		write(&enc)
+		c.sub.Send(enc.Buf)
+	})
 }
 
 // needsDetach reports whether the connection may receive pushes once cmd

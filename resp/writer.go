@@ -71,8 +71,11 @@ func (e *Encoder) BulkString(s string) {
 	e.Buf = append(e.Buf, s...)
 	e.Buf = append(e.Buf, '\r', '\n')
 }
-func (e *Encoder) Null() {
-	if e.Proto == 3 {
+func (e *Encoder) Null() { e.NullOf(e.Proto) }
+
+// NullOf writes the null of protocol proto (engine.NullWriter).
+func (e *Encoder) NullOf(proto int) {
+	if proto == 3 {
 		e.Buf = append(e.Buf, "_\r\n"...)
 		return
 	}
