@@ -1,8 +1,10 @@
 package compat
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Not compared on purpose: CLIENT SETINFO and WAITAOF (Redis 7.2 commands that lockredis
@@ -132,4 +134,29 @@ func TestDiffArity(t *testing.T) {
 		cases = append(cases, diffCase{name: name, steps: ss})
 	}
 	runDiffCases(t, cases)
+}
+
+// TestQuitStopsThePipeline: commands pipelined after QUIT are not run, on
+// redis-server as on lockredis (a plain and a subscribed connection).
+func TestQuitStopsThePipeline(t *testing.T) {
+	p := newDiffPair(t, "")
+	for _, tc := range []struct{ name, frame string }{
+		{"plain", "QUIT\r\nSET after-quit 1\r\n"},
+		{"subscribed", "SUBSCRIBE ch\r\nQUIT\r\nSET after-quit 1\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, addr := range []string{p.redisAddr, p.lockAddr} {
+				c := dialRaw(t, addr)
+				if _, err := c.c.Write([]byte(tc.frame)); err != nil {
+					t.Fatal(err)
+				}
+				// The server closes the connection after QUIT's reply.
+				c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				io.Copy(io.Discard, c.c)
+				if r := dialRaw(t, addr).do(t, "GET", "after-quit"); r != "$-1\r\n" {
+					t.Errorf("%s: GET after-quit = %q: the SET after QUIT ran", addr, r)
+				}
+			}
+		})
+	}
 }

@@ -210,6 +210,11 @@ func (s *Server) forget(c *client) {
 // handle runs one command read from a connection.
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
+	if c.sess.CloseAfterReply {
+		// redcon hands over the rest of the read pipeline even after
+		// Close: what came after QUIT is not run, as in Redis.
+		return
+	}
 	s.runOne(c, cmd.Args)
 	if c.sess.CloseAfterReply && c.dc == nil {
 		rc.Close()
