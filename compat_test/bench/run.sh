@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# run.sh: the cost-per-command benchmark. Starts redis-server and lockredis
+# (persistence off) on loopback ports and runs every lock workload on both
+# in alternating rounds (compat_test/bench/suite), then pub/sub fan-out
+# (compat_test/bench/fanout) and the memory each lock costs. Prints one
+# table of throughput, server CPU per 100,000 operations (from
+# /proc/PID/stat), p99 latency and the ratios lockredis / redis-server.
+# Exits non-zero on any command error.
+#
+#   compat_test/bench/run.sh                   # 3 rounds, 200,000 requests
+#   ROUNDS=5 N=100000 MEMKEYS=1000000 compat_test/bench/run.sh
+#
+# Needs go, redis-server, redis-cli and redis-benchmark (apt-get install
+# redis-server redis-tools). Single runs move by 30% on a shared 2-core
+# machine: read the medians, and compare ratios, not absolute numbers.
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+N=${N:-200000}
+MEMKEYS=${MEMKEYS:-1000000}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+for tool in go redis-server redis-cli redis-benchmark; do
+	command -v "$tool" >/dev/null || { echo "run.sh: $tool not found" >&2; exit 1; }
+done
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+		echo $((20000 + RANDOM % 20000))
+}
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+(cd "$ROOT" && go build -o "$tmp/lockredis" ./cmd/lockredis)
+(cd "$ROOT/compat_test" && go build -o "$tmp/suite" ./bench/suite && go build -o "$tmp/fanout" ./bench/fanout)
+
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >"$tmp/redis.log" 2>&1 &
+redis_pid=$!
+pids+=("$redis_pid")
+lock_port=$(free_port)
+"$tmp/lockredis" --port "$lock_port" --bind 127.0.0.1 --dir "$tmp" --appendonly no --restart-fence off >"$tmp/lockredis.log" 2>&1 &
+lock_pid=$!
+pids+=("$lock_pid")
+
+wait_ping() {
+	for _ in $(seq 100); do
+		[ "$(redis-cli -p "$1" PING 2>/dev/null)" = PONG ] && return 0
+		sleep 0.1
+	done
+	echo "run.sh: nothing answers on port $1" >&2
+	exit 1
+}
+wait_ping "$redis_port"
+wait_ping "$lock_port"
+
+echo "$(date -u +%Y-%m-%d) on $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(redis-server --version | cut -d' ' -f1-3), $ROUNDS rounds, medians"
+"$tmp/suite" -redis "127.0.0.1:$redis_port" -redis-pid "$redis_pid" -lock "127.0.0.1:$lock_port" -lock-pid "$lock_pid" \
+	-n "$N" -rounds "$ROUNDS" -fanout "$tmp/fanout" -mem-keys "$MEMKEYS"
