@@ -39,9 +39,9 @@ type server struct {
 
 // result is one workload's numbers on one server in one round.
 type result struct {
-	opsPerSec float64
+	opsPerSec  float64
 	cpuPer100k time.Duration // server CPU per 100,000 operations
-	p99       float64       // milliseconds, when measured
+	p99        float64       // milliseconds, when measured
 }
 
 const (
