@@ -43,7 +43,7 @@ const (
 type scanCache struct {
 	mu      sync.Mutex
 	entries map[uint64]scanEntry
-	ring    [scanCacheSize]uint64 // insertion order, for FIFO eviction
+	ring    []uint64 // insertion order, for FIFO eviction; made at the first SCAN
 	next    int
 	tag     uint64
 }
@@ -53,8 +53,10 @@ type scanEntry struct {
 	last string // the last key examined
 }
 
+// newScanCache makes an empty cache; its map grows with use (an idle
+// server keeps none of it).
 func newScanCache() *scanCache {
-	return &scanCache{entries: make(map[uint64]scanEntry, scanCacheSize)}
+	return &scanCache{entries: make(map[uint64]scanEntry)}
 }
 
 // lookup returns the key a cursor stopped at, if remembered for db.
@@ -77,6 +79,9 @@ func (sc *scanCache) add(pos uint64, db int, last string) uint64 {
 	cursor := sc.tag*scanTagUnit + pos%scanTagUnit
 	if len(last) > scanCacheMaxKey {
 		return cursor
+	}
+	if sc.ring == nil {
+		sc.ring = make([]uint64, scanCacheSize)
 	}
 	if old := sc.ring[sc.next]; old != 0 {
 		delete(sc.entries, old)

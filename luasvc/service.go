@@ -73,7 +73,9 @@ type Service struct {
 
 	memLimit uint64 // heap growth that stops a script (tests lower it)
 
-	// primary runs every script that holds the exclusive transaction;
+	// primary runs every script that holds the exclusive transaction
+	// (made at the first script: a Lua state is most of an idle
+	// server's memory, and many test servers never run a script);
 	// spare states serve EVAL_RO under the shared one, where several can
 	// run at once.
 	primary *vm
@@ -108,8 +110,6 @@ func Register(e *engine.Engine, opts Options) *Service {
 		bodies:   make(map[string]*script),
 		memLimit: memoryLimit,
 	}
-	s.primary = s.newVM()
-	s.all = append(s.all, s.primary)
 	e.Register(s.commands()...)
 	return s
 }
@@ -207,11 +207,15 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 // holds the exclusive transaction is alone: it gets the primary state.
 // Read-only scripts share the keyspace and each need their own.
 func (s *Service) acquire(tx *engine.Tx) *vm {
-	if tx == nil || tx.Writable() {
-		return s.primary
-	}
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
+	if tx == nil || tx.Writable() {
+		if s.primary == nil {
+			s.primary = s.newVM()
+			s.all = append(s.all, s.primary)
+		}
+		return s.primary
+	}
 	if n := len(s.spare); n > 0 {
 		v := s.spare[n-1]
 		s.spare = s.spare[:n-1]
