@@ -110,3 +110,7 @@ func sha(script string) string {
 	sum := sha1.Sum([]byte(script))
 	return hex.EncodeToString(sum[:])
 }
+
+// primaryVM is the Lua state that runs scripts holding the exclusive
+// transaction, made now if no script has run yet.
+func (s *Service) primaryVM() *vm { return s.acquire(nil) }

@@ -186,12 +186,12 @@ func TestManyScriptsInOneState(t *testing.T) {
 			t.Fatal(r)
 		}
 	}
-	if n := len(ts.svc.primary.fns); n != 100 {
+	if n := len(ts.svc.primaryVM().fns); n != 100 {
 		t.Errorf("%d functions cached, want 100", n)
 	}
 	ts.do("SCRIPT", "FLUSH")
 	ts.eval("return 1", "0")
-	if n := len(ts.svc.primary.fns); n != 1 {
+	if n := len(ts.svc.primaryVM().fns); n != 1 {
 		t.Errorf("%d functions cached after SCRIPT FLUSH, want 1", n)
 	}
 	if !strings.Contains(ts.do("SCRIPT", "EXISTS", sha("return 1")).String(), "1") {
@@ -201,7 +201,7 @@ func TestManyScriptsInOneState(t *testing.T) {
 
 func TestMemoryWatchdog(t *testing.T) {
 	ts := newTestService(t, Options{TimeLimit: -1})
-	ts.svc.primary.intr.memLimit = 64 << 20
+	ts.svc.primaryVM().intr.memLimit = 64 << 20
 	ts.do("SET", "before", "1")
 	for _, script := range []string{
 		// A doubling string: 2^30 bytes within a few dozen instructions.

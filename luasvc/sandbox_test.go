@@ -118,17 +118,17 @@ func TestReadOnlyEnvironment(t *testing.T) {
 		{`return x`, missing(`return x`, "x")},
 		{`return #KEYS`, `(integer) 0`},
 	})
-	if !ts.svc.primary.intact() {
+	if !ts.svc.primaryVM().intact() {
 		t.Error("environment reported modified")
 	}
 }
 
 func TestTamperedStateIsRebuilt(t *testing.T) {
 	ts := newTestService(t)
-	v := ts.svc.primary
+	v := ts.svc.primaryVM()
 	oldL := v.L
 	// Simulate a hole in the sandbox: a write that went through.
-	ts.svc.primary.env.RawSetString("leak", lua.LTrue)
+	ts.svc.primaryVM().env.RawSetString("leak", lua.LTrue)
 	if v.intact() {
 		t.Fatal("tampering not detected")
 	}
