@@ -81,7 +81,10 @@ func testRedsyncSingleNode(t *testing.T, target rsTarget) {
 	rs := redsync.New(rsPools(t, target.addr)...)
 	peek := rsClient(t, target.addr)
 	key := "redsync:" + token(t)
-	once := []redsync.Option{redsync.WithExpiry(target.lease), redsync.WithTries(1)}
+	// redsync gives each try a twentieth of the lease by default: 10 ms
+	// of a 200 ms lease, too short for a new connection on a loaded
+	// 2-core CI machine. A quarter keeps the test about semantics.
+	once := []redsync.Option{redsync.WithExpiry(target.lease), redsync.WithTries(1), redsync.WithTimeoutFactor(0.25)}
 
 	holds := func(want string) {
 		t.Helper()
@@ -112,7 +115,7 @@ func testRedsyncSingleNode(t *testing.T, target rsTarget) {
 	if err := b.TryLock(); !errors.As(err, &taken) {
 		t.Errorf("b.TryLock while a holds it: %v; want ErrTaken", err)
 	}
-	retrying := rs.NewMutex(key, redsync.WithExpiry(target.lease), redsync.WithTries(3), redsync.WithRetryDelay(10*time.Millisecond))
+	retrying := rs.NewMutex(key, redsync.WithExpiry(target.lease), redsync.WithTries(3), redsync.WithRetryDelay(10*time.Millisecond), redsync.WithTimeoutFactor(0.25))
 	if err := retrying.Lock(); err == nil {
 		t.Errorf("Lock with 3 tries while a holds it succeeded")
 	}
