@@ -71,8 +71,21 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 	}
 	cfg.Certificates = []tls.Certificate{cert}
 	if f.CACertFile != "" || f.CACertDir != "" {
-		if cfg.ClientCAs, err = loadCAs(f.CACertFile, f.CACertDir); err != nil {
+		pool, err := loadCAs(f.CACertFile, f.CACertDir)
+		if err != nil {
 			return nil, fmt.Errorf("Failed to configure CA certificate(s) file/directory: %v", err)
+		}
+		if auth != tls.NoClientCert {
+			// The chain is checked here rather than through ClientCAs,
+			// which would list the CAs' names in the certificate request:
+			// redis-server (OpenSSL) lists none, so a client sends the
+			// certificate it has, and one from another CA is refused, in
+			// "optional" mode too, instead of being withheld by the client.
+			cfg.ClientAuth = map[tls.ClientAuthType]tls.ClientAuthType{
+				tls.RequireAndVerifyClientCert: tls.RequireAnyClientCert,
+				tls.VerifyClientCertIfGiven:    tls.RequestClientCert,
+			}[auth]
+			cfg.VerifyPeerCertificate = verifyClientCert(pool)
 		}
 	}
 	if cfg.MinVersion, cfg.MaxVersion, err = parseTLSProtocols(f.Protocols); err != nil {
@@ -89,6 +102,32 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 		cfg.SessionTicketsDisabled = !caching
 	}
 	return cfg, nil
+}
+
+// verifyClientCert checks a client's certificate chain against the CAs,
+// for TLS client authentication, as OpenSSL does for a server. No
+// certificate passes: ClientAuth decides whether one is required.
+func verifyClientCert(roots *x509.CertPool) func(raw [][]byte, _ [][]*x509.Certificate) error {
+	return func(raw [][]byte, _ [][]*x509.Certificate) error {
+		if len(raw) == 0 {
+			return nil
+		}
+		certs := make([]*x509.Certificate, len(raw))
+		for i, b := range raw {
+			c, err := x509.ParseCertificate(b)
+			if err != nil {
+				return err
+			}
+			certs[i] = c
+		}
+		inter := x509.NewCertPool()
+		for _, c := range certs[1:] {
+			inter.AddCert(c)
+		}
+		_, err := certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter,
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		return err
+	}
 }
 
 // ParseTLSAuthClients reads tls-auth-clients: yes (also ""), optional or
