@@ -555,7 +555,7 @@ func TestTLSConfigFileAndRefusals(t *testing.T) {
 		{[]string{"--tls-port", strconv.Itoa(port), "--tls-cert-file", f.serverKey, "--tls-key-file", f.serverKey, "--tls-auth-clients", "no"},
 			"Failed to load certificate"},
 	} {
-		t.Run(strings.Join(tc.args[len(tc.args)-2:], "="), func(t *testing.T) {
+		t.Run(tc.want, func(t *testing.T) {
 			args := append([]string{"--port", "0", "--dir", t.TempDir()}, tc.args...)
 			out, err := exec.Command(bin, args...).CombinedOutput()
 			if err == nil {
