@@ -9,6 +9,7 @@
 package lockredis
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -37,6 +38,18 @@ type Options struct {
 	// '-' is skipped with a log line if this machine lacks it. Port 0 picks
 	// one free port for them all.
 	Addrs []string
+	// TLSConfig, when set, also serves TLS (redis-server's tls-port) on
+	// TLSAddrs, by default on a free port of each host of Addr/Addrs: the
+	// same engine, checks and commands as the plain port. Its ClientAuth
+	// decides whether clients need a certificate (tls-auth-clients);
+	// TLSFiles.Config builds one from redis-server's tls-* file settings.
+	// TLSAddrs are written as Addrs ("-" makes one optional; port 0
+	// picks one free port for them all).
+	TLSConfig *tls.Config
+	TLSAddrs  []string
+	// TLSOnly opens no plaintext port, as redis-server's "port 0" with a
+	// tls-port. It needs TLSConfig.
+	TLSOnly bool
 	// Password makes clients AUTH first (requirepass).
 	Password string
 	// Databases is the number of databases; default 16.
@@ -84,6 +97,7 @@ type Server struct {
 	eng  *engine.Engine
 	srv  *resp.Server
 	lns  []net.Listener // Addr() is the first
+	tlns []net.Listener // TLS listeners (Options.TLSConfig)
 
 	mu      sync.Mutex
 	started bool
@@ -159,12 +173,12 @@ func (s *Server) Start() error {
 	if len(addrs) == 0 {
 		addrs = []string{s.opts.Addr}
 	}
-	lns, err := listenAll(addrs, s.opts.Logf)
+	lns, tlns, err := s.listen(addrs)
 	if err != nil {
 		return err
 	}
 	closeAll := func() {
-		for _, ln := range lns {
+		for _, ln := range append(lns, tlns...) {
 			ln.Close()
 		}
 	}
@@ -173,8 +187,12 @@ func (s *Server) Start() error {
 		params[k] = v
 	}
 	if _, ok := params["port"]; !ok {
-		params["port"] = strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
+		params["port"] = "0"
+		if len(lns) > 0 {
+			params["port"] = strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
+		}
 	}
+	s.tlsParams(params, tlns)
 	maxClients := s.opts.MaxClients
 	if maxClients == 0 {
 		maxClients = 10000
@@ -201,6 +219,7 @@ func (s *Server) Start() error {
 	}
 	s.eng = eng
 	s.lns = lns
+	s.tlns = tlns
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
@@ -211,9 +230,12 @@ func (s *Server) Start() error {
 		sess.Authenticated = true
 		eng.AddSession(sess)
 	}
-	s.served = make(chan error, len(lns))
+	s.served = make(chan error, len(lns)+len(tlns))
 	for _, ln := range lns {
 		go func() { s.served <- s.srv.Serve(ln) }()
+	}
+	for _, ln := range tlns {
+		go func() { s.served <- s.srv.ServeTLS(ln, s.opts.TLSConfig) }()
 	}
 	s.started = true
 	return nil
@@ -229,7 +251,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	err := s.srv.Close()
-	for range s.lns {
+	for range len(s.lns) + len(s.tlns) {
 		if serr := <-s.served; err == nil {
 			err = serr
 		}
@@ -241,13 +263,33 @@ func (s *Server) Close() error {
 }
 
 // Addr is the "host:port" clients connect to (the first, when the server
-// listens on several).
-func (s *Server) Addr() string { return s.lns[0].Addr().String() }
+// listens on several); with TLSOnly, the first TLS address.
+func (s *Server) Addr() string { return s.firstListener().Addr().String() }
 
-// Addrs are every "host:port" the server listens on.
-func (s *Server) Addrs() []string {
-	out := make([]string, len(s.lns))
-	for i, ln := range s.lns {
+// Addrs are every "host:port" the server listens on without TLS.
+func (s *Server) Addrs() []string { return listenerAddrs(s.lns) }
+
+// TLSAddr is the first "host:port" of the TLS port; "" without TLSConfig.
+func (s *Server) TLSAddr() string {
+	if len(s.tlns) == 0 {
+		return ""
+	}
+	return s.tlns[0].Addr().String()
+}
+
+// TLSAddrs are every "host:port" the server listens on with TLS.
+func (s *Server) TLSAddrs() []string { return listenerAddrs(s.tlns) }
+
+func (s *Server) firstListener() net.Listener {
+	if len(s.lns) == 0 {
+		return s.tlns[0]
+	}
+	return s.lns[0]
+}
+
+func listenerAddrs(lns []net.Listener) []string {
+	out := make([]string, len(lns))
+	for i, ln := range lns {
 		out[i] = ln.Addr().String()
 	}
 	return out
@@ -259,8 +301,8 @@ func (s *Server) Host() string {
 	return h
 }
 
-// Port is the listening port.
-func (s *Server) Port() int { return s.lns[0].Addr().(*net.TCPAddr).Port }
+// Port is the listening port (Addr's).
+func (s *Server) Port() int { return s.firstListener().Addr().(*net.TCPAddr).Port }
 
 // Engine gives access to the engine (command table, clock, stats).
 func (s *Server) Engine() *engine.Engine { return s.eng }

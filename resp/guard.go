@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"math"
 	"net"
@@ -48,12 +49,16 @@ func (l Limits) withDefaults() Limits {
 type guardListener struct {
 	net.Listener
 	srv *Server
+	tls *tls.Config // a TLS port: connections are decrypted before the guard
 }
 
 func (l *guardListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
+	}
+	if l.tls != nil {
+		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
 }

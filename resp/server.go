@@ -6,6 +6,7 @@
 package resp
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"runtime/debug"
@@ -72,14 +73,17 @@ func New(eng *engine.Engine, opts Options) *Server {
 // Serve accepts connections on ln until Close; call it once per listener,
 // each in its own goroutine. It returns nil after Close, also when Close
 // came first (ln is then closed at once).
-func (s *Server) Serve(ln net.Listener) error {
+func (s *Server) Serve(ln net.Listener) error { return s.serve(ln, nil) }
+
+// serve is Serve, or ServeTLS when tlsCfg is set.
+func (s *Server) serve(ln net.Listener, tlsCfg *tls.Config) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		ln.Close()
 		return nil
 	}
-	gl := &guardListener{Listener: ln, srv: s}
+	gl := &guardListener{Listener: ln, srv: s, tls: tlsCfg}
 	s.lns = append(s.lns, gl)
 	s.serving.Add(1)
 	s.mu.Unlock()
@@ -150,7 +154,11 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	}
 	if s.count.Load() >= int64(s.opts.MaxClients) {
 		s.eng.Stats.Rejected.Add(1)
-		rc.WriteError(engine.ErrMaxClients.Error())
+		if !gc.isTLS() {
+			// As Redis: on a TLS port no handshake was done yet, so
+			// nothing is written and the connection just drops.
+			rc.WriteError(engine.ErrMaxClients.Error())
+		}
 		return false
 	}
 	sess := engine.NewSession("normal")

@@ -119,6 +119,9 @@ func applyDirective(cfg *config, name string, args []string) error {
 			}
 		}
 	default:
+		if handled, err := applyTLSDirective(&cfg.tls, name, args); handled {
+			return err
+		}
 		if !ignoredDirectives[name] {
 			return fmt.Errorf("Bad directive or wrong number of arguments")
 		}
@@ -149,6 +152,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("lua-time-limit", func() { out.luaTimeLimit = cli.luaTimeLimit })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
+	overlayTLS(&out.tls, cli.tls, fs)
 	return out
 }
 

@@ -43,6 +43,7 @@ type config struct {
 	luaTimeLimit int
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
+	tls          tlsSettings   // tls-port, tls-cert-file... (tls.go)
 }
 
 func defaults() config {
@@ -51,6 +52,7 @@ func defaults() config {
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
+		tls: defaultTLS(),
 	}
 }
 
@@ -77,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	registerTLSFlags(fs, &cfg.tls)
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -122,6 +125,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "lockredis: %v\n", err)
 		return 1
 	}
+	tlsCfg, err := validateTLS(&cfg.tls)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockredis: %v\n", err)
+		return 1
+	}
 
 	logOut := stdout
 	if cfg.logfile != "" {
@@ -142,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		addrs = append(addrs, b[:len(b)-len(host)]+net.JoinHostPort(host, strconv.Itoa(cfg.port)))
 	}
 	addr := strings.Join(addrs, " ")
-	srv := lockredis.NewServer(lockredis.Options{
+	opts := lockredis.Options{
 		Addrs:        addrs,
 		Password:     cfg.requirepass,
 		Databases:    cfg.databases,
@@ -169,7 +177,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
 			"config_file":    configFile,
 		},
-	})
+	}
+	tlsOptions(cfg, tlsCfg, &opts)
+	if opts.TLSOnly {
+		addr = strings.Join(opts.TLSAddrs, " ")
+	} else if tlsCfg != nil {
+		addr += " (tls " + strings.Join(opts.TLSAddrs, " ") + ")"
+	}
+	srv := lockredis.NewServer(opts)
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
 		// the terminal too when the log goes to a file.
@@ -184,7 +199,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
 	}
 	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode standalone, %s", lockredis.Version, engine.Version, os.Getpid(), mode)
-	logf("notice", "Ready to accept connections tcp on %s", strings.Join(srv.Addrs(), " "))
+	if len(srv.Addrs()) > 0 {
+		logf("notice", "Ready to accept connections tcp on %s", strings.Join(srv.Addrs(), " "))
+	}
+	if len(srv.TLSAddrs()) > 0 {
+		logf("notice", "Ready to accept connections tls on %s", strings.Join(srv.TLSAddrs(), " "))
+	}
 
 	if stop == nil {
 		ch := make(chan os.Signal, 1)
