@@ -15,4 +15,5 @@ func (e *Engine) registerBuiltins() {
 	e.Register(zsetCommands()...)
 	e.Register(objectCommands()...)
 	e.Register(blockingCommands()...)
+	e.Register(lockCommands()...)
 }

@@ -71,6 +71,9 @@ type configParam struct {
 	// ignorable parameters accept any valid CONFIG SET without effect:
 	// tuning knobs whose change cannot hurt a client (hz, loglevel...).
 	ignorable bool
+	// live parameters are the engine's own and CONFIG SET changes them
+	// (setLive).
+	live bool
 }
 
 const maxInt32 = math.MaxInt32
@@ -122,6 +125,9 @@ var configParams = []configParam{
 	{name: "slowlog-log-slower-than", def: "10000", kind: kindInt, min: -1, max: math.MaxInt64, ignorable: true},
 	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
 	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
+	// lockredis's own: milliseconds a SESSION lock stays with its dead
+	// owner before it passes on (lockqueue.go).
+	{name: "lock-delay", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, live: true},
 }
 
 // lookupConfigParam finds a parameter by name, any case; an extra Params
@@ -174,6 +180,8 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.Itoa(e.cfg.Databases)
 	case "requirepass":
 		return e.cfg.RequirePass
+	case "lock-delay":
+		return strconv.FormatInt(e.locks.delayMs.Load(), 10)
 	// Persistence settings the engine runs with (persist.go) win over Params.
 	case "appendonly":
 		if e.cfg.AppendOnly {
@@ -300,12 +308,26 @@ func cmdConfigSet(c *Call) {
 			c.Err(configSetError(name, why))
 			return
 		}
-		if !p.ignorable && norm != c.E.configValue(p) {
+		if !p.ignorable && !p.live && norm != c.E.configValue(p) {
 			c.Err(configSetError(name, "lockredis cannot change this parameter at runtime"))
 			return
 		}
 	}
+	for i, p := range params {
+		if p.live {
+			norm, _ := p.normalize(args[2*i+1])
+			c.E.setLive(p, norm)
+		}
+	}
 	c.OK()
+}
+
+// setLive applies a valid CONFIG SET of a live parameter.
+func (e *Engine) setLive(p configParam, val string) {
+	if p.name == "lock-delay" {
+		n, _ := strconv.ParseInt(val, 10, 64)
+		e.locks.delayMs.Store(n)
+	}
 }
 
 // normalize validates a CONFIG SET value and returns it as CONFIG GET

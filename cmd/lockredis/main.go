@@ -43,6 +43,8 @@ type config struct {
 	luaTimeLimit int
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
+	tcpKeepalive int           // seconds; 0 turns keepalive off, as in Redis
+	lockDelay    int           // ms a dead SESSION lock's owner keeps it
 }
 
 func defaults() config {
@@ -51,6 +53,7 @@ func defaults() config {
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
+		tcpKeepalive: 300,
 	}
 }
 
@@ -77,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	fs.IntVar(&cfg.tcpKeepalive, "tcp-keepalive", cfg.tcpKeepalive, "seconds of idle before TCP keepalive probes find a vanished client (0: off)")
+	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -156,6 +161,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		AppendFilename: cfg.appendfile,
 		RestartFence:   cfg.restartFence,
 		MaxLockTTL:     cfg.maxLockTTL,
+		TCPKeepAlive:   tcpKeepAlive(cfg.tcpKeepalive),
+		LockDelay:      time.Duration(cfg.lockDelay) * time.Millisecond,
 		Params: map[string]string{
 			"port":           strconv.Itoa(cfg.port),
 			"bind":           strings.Join(cfg.bind, " "),
@@ -167,6 +174,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"logfile":        cfg.logfile,
 			"save":           cfg.save,
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
+			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepalive),
 			"config_file":    configFile,
 		},
 	})
@@ -200,6 +208,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("notice", "lockredis is now ready to exit, bye bye...")
 	return 0
+}
+
+// tcpKeepAlive turns --tcp-keepalive (seconds) into the library's option,
+// where 0 means the default: 0 on the command line means off, as in Redis.
+func tcpKeepAlive(sec int) time.Duration {
+	if sec == 0 {
+		return -1
+	}
+	return time.Duration(sec) * time.Second
 }
 
 // luaTimeLimit turns --lua-time-limit (ms) into luasvc's option, where 0
@@ -244,6 +261,12 @@ func validate(cfg *config) error {
 	}
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
+	}
+	if cfg.tcpKeepalive < 0 {
+		return fmt.Errorf("--tcp-keepalive must not be negative, got %d", cfg.tcpKeepalive)
+	}
+	if cfg.lockDelay < 0 {
+		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
 	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
