@@ -164,9 +164,10 @@ func commandPair(t *testing.T, proto string) (redis, lock *rawConn, names []stri
 	return redis, lock, names, registered
 }
 
-// newerThanRedis70 are the commands lockredis has from later versions:
-// redis-server 7.0 does not know them.
-var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true}
+// newerThanRedis70 are the commands redis-server 7.0 does not know:
+// those lockredis has from later versions, and its own LOCK.* commands.
+var newerThanRedis70 = map[string]bool{"waitaof": true, "client|setinfo": true,
+	"lock.acquire": true, "lock.release": true, "lock.extend": true, "lock.info": true, "lock.list": true}
 
 func TestCommandInfoMatchesRedis(t *testing.T) {
 	for _, proto := range []string{"2", "3"} {
