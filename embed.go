@@ -85,6 +85,13 @@ type Options struct {
 	// LuaTimeLimit stops a script that runs longer (lua-time-limit) and
 	// rolls its writes back; zero means 5 s.
 	LuaTimeLimit time.Duration
+	// LockDelay is how long a LOCK.ACQUIRE ... SESSION lock stays with its
+	// dead owner after its connection closes, before it passes on, when
+	// LOCK.ACQUIRE gives no LOCKDELAY (CONFIG SET lock-delay); default 0.
+	LockDelay time.Duration
+	// TCPKeepAlive is tcp-keepalive: the idle time after which keepalive
+	// probes look for a vanished client; zero means 300 s, negative off.
+	TCPKeepAlive time.Duration
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -212,6 +219,7 @@ func (s *Server) Start() error {
 		AppendFilename: s.opts.AppendFilename,
 		RestartFence:   s.opts.RestartFence,
 		MaxLockTTL:     s.opts.MaxLockTTL,
+		LockDelay:      s.opts.LockDelay,
 	})
 	if err != nil {
 		closeAll()
@@ -223,7 +231,8 @@ func (s *Server) Start() error {
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
-	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
+	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub,
+		KeepAlive: s.opts.TCPKeepAlive})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess = engine.NewSession(engine.KindEmbed)
 	for _, sess := range []*engine.Session{s.doSess, s.helperSess} {

@@ -29,16 +29,25 @@ type Blocked struct {
 	cmd      *Command
 	args     [][]byte
 	keys     []dbKey
-	want     Type      // the type a key must hold to serve it
+	want     Type      // the type a key must hold to serve it; typeMissing: no key
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
+
+	// onCancel runs when the wait is given up; onAbandon when the command
+	// was served but its connection went away before the reply could
+	// reach it (LOCK.ACQUIRE passes such a grant on, lockqueue.go).
+	onCancel, onAbandon func()
 
 	mu    sync.Mutex
 	state blockState
 	rec   Recorder
 	ready chan struct{}
 }
+
+// typeMissing is the want of a waiter served when its key does not exist
+// (LOCK.ACQUIRE ... WAIT): no stored value has type 0.
+const typeMissing Type = 0
 
 // Ready is closed when the command has been served.
 func (b *Blocked) Ready() <-chan struct{} { return b.ready }
@@ -57,7 +66,18 @@ func (b *Blocked) Cancel() bool {
 	b.state = blockCancelled
 	b.mu.Unlock()
 	b.e.blocks.remove(b)
+	if b.onCancel != nil {
+		b.onCancel()
+	}
 	return true
+}
+
+// Abandon is called by the connection instead of delivering Reply when
+// the client left after the command was served (Cancel returned false).
+func (b *Blocked) Abandon() {
+	if b.onAbandon != nil {
+		b.onAbandon()
+	}
 }
 
 // CanBlock reports whether this call may block: only a command run by a
@@ -70,6 +90,10 @@ func (c *Call) CanBlock() bool { return c.canBlock }
 // onTimeout is the reply. The handler must return without a reply; the
 // connection finds the request in Session.Blocked.
 func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) {
+	c.block(keys, want, timeout, onTimeout)
+}
+
+func (c *Call) block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) *Blocked {
 	b := &Blocked{e: c.E, sess: c.S, cmd: c.Cmd, args: c.Args, want: want, ready: make(chan struct{}), TimeoutReply: onTimeout}
 	if timeout > 0 {
 		b.Deadline = c.E.Clock.Now().Add(timeout)
@@ -79,6 +103,7 @@ func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout 
 	}
 	c.E.blocks.add(b)
 	c.S.Blocked = b
+	return b
 }
 
 // blockRegistry holds the waiters per key, in arrival order.
@@ -169,13 +194,40 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 }
 
 // ready reports whether the key can serve b's command now: it holds a
-// value of the type b waits for.
+// value of the type b waits for, or, for a lock waiter, it is gone.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	v, ok := tx.GetIn(k.db, []byte(k.key))
+	if b.want == typeMissing {
+		return !ok
+	}
 	if !ok {
 		return false
 	}
 	return v.Type == b.want
 }
 
-func (r *blockRegistry) dbFlushed(*Tx, int) {}
+// dbFlushed reports the keys lock waiters wait for as changed, so that
+// the flush that empties them hands each to its first waiter; a list
+// waiter has nothing to gain from a flush.
+func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, list := range r.byKey {
+		if (db < 0 || k.db == db) && len(list) > 0 && list[0].want == typeMissing {
+			tx.touch(k.db, k.key)
+		}
+	}
+}
+
+// lockWaiters counts the clients waiting for key k to be missing.
+func (r *blockRegistry) lockWaiters(k dbKey) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, b := range r.byKey[k] {
+		if b.want == typeMissing {
+			n++
+		}
+	}
+	return n
+}

@@ -125,6 +125,9 @@ var configParams = []configParam{
 	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
 	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
 	{name: "tracking-table-max-keys", def: "1000000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	// lockredis's own: milliseconds a SESSION lock stays with its dead
+	// owner before it passes on (lockqueue.go).
+	{name: "lock-delay", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 }
 
 // lookupConfigParam finds a parameter by name, any case; an extra Params
@@ -179,6 +182,8 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.FormatInt(e.tracker.maxKeys.Load(), 10)
 	case "requirepass":
 		return e.cfg.RequirePass
+	case "lock-delay":
+		return strconv.FormatInt(e.locks.delayMs.Load(), 10)
 	// Persistence settings the engine runs with (persist.go) win over Params.
 	case "appendonly":
 		if e.cfg.AppendOnly {
@@ -326,6 +331,9 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 	case "tracking-table-max-keys":
 		n, _ := strconv.ParseInt(val, 10, 64)
 		e.SetTrackingTableMaxKeys(n)
+	case "lock-delay":
+		n, _ := strconv.ParseInt(val, 10, 64)
+		e.locks.delayMs.Store(n)
 	}
 }
 

@@ -53,6 +53,8 @@ var infoSections = []infoSection{
 	{"errorstats", "", true, infoErrorstats},
 	{"cluster", "", true, func(b []byte, _ *Call) []byte { return append(b, "# Cluster\r\ncluster_enabled:0\r\n"...) }},
 	{"keyspace", "", true, infoKeyspace},
+	// lockredis's own, after Redis's sections; only asked for or with all.
+	{"locks", "", false, infoLocks},
 }
 
 // cmdInfo answers the selected sections, in Redis's order whatever the

@@ -39,10 +39,11 @@ func parseInfo(t *testing.T, rep Reply) (names []string, fields map[string]map[s
 	return names, fields
 }
 
-// The sections of INFO and INFO default (Redis 7.0), and of INFO all.
+// The sections of INFO and INFO default (Redis 7.0), and of INFO all
+// (Redis 7.0's, then lockredis's Locks).
 var (
 	defaultInfoSections = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Errorstats", "Cluster", "Keyspace"}
-	allInfoSections     = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats", "Errorstats", "Cluster", "Keyspace"}
+	allInfoSections     = []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Commandstats", "Errorstats", "Cluster", "Keyspace", "Locks"}
 )
 
 func TestInfoSections(t *testing.T) {
@@ -62,6 +63,7 @@ func TestInfoSections(t *testing.T) {
 		{cmd("INFO", "keyspace", "server"), []string{"Server", "Keyspace"}},
 		{cmd("INFO", "cluster", "server"), []string{"Server", "Cluster"}},
 		{cmd("INFO", "cpu", "cpu"), []string{"CPU"}},
+		{cmd("INFO", "locks"), []string{"Locks"}},
 		{cmd("INFO", "foo"), nil},
 		{cmd("INFO", "foo", "clients"), []string{"Clients"}},
 		{cmd("INFO", "all", "server"), allInfoSections},

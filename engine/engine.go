@@ -41,6 +41,10 @@ type Config struct {
 	// every start. MaxLockTTL caps an automatic fence (default 5m).
 	RestartFence string
 	MaxLockTTL   time.Duration
+	// LockDelay is how long a SESSION lock whose connection died stays
+	// with its dead owner before it passes on, unless LOCK.ACQUIRE said
+	// LOCKDELAY (CONFIG SET lock-delay changes it).
+	LockDelay time.Duration
 
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
@@ -93,8 +97,9 @@ type Engine struct {
 	listening   atomic.Int32
 	watches     watchRegistry
 	blocks      blockRegistry
-	expiries    expiryQueue // volatile keys by expiry; under the exclusive lock
-	tracker     tracker     // client-side caching (tracking.go)
+	expiries    expiryQueue  // volatile keys by expiry; under the exclusive lock
+	tracker     tracker      // client-side caching (tracking.go)
+	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -224,6 +229,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
+	e.locks.init(e, cfg.LockDelay)
+	e.addListener(&e.locks) // after blocks: sees keys already handed over
 	e.registerBuiltins()
 	e.execCmd = e.Table.Get([]byte("exec"))
 	if path != ":memory:" {
@@ -265,6 +272,7 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	close(e.stop)
+	e.locks.close()
 	e.wg.Wait()
 	if e.persist != nil {
 		e.persist.close() // waits for a rewrite, fsyncs, releases waiters
@@ -455,6 +463,7 @@ func (e *Engine) AddSession(s *Session) {
 func (e *Engine) RemoveSession(s *Session) {
 	e.ResetTransaction(s)
 	e.tracker.disable(s)
+	e.locks.sessionClosed(s) // SESSION locks die with their connection
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()

@@ -72,6 +72,11 @@ var (
 	errSameObject = replyError("ERR source and destination objects are the same")
 )
 
+// cmd_lock.go
+var (
+	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
+)
+
 // cmd_list.go
 var (
 	errIndexOutOfRange = errors.New("ERR index out of range")

@@ -169,6 +169,30 @@ func cmdScan(c *Call) {
 		}
 	}
 
+	next, found := scanKeys(c, cursor, pattern, count, useType, func(key string, v Value) bool {
+		if useType {
+			// Redis looks the key up to learn its type: a keyspace hit.
+			c.E.Stats.KeyspaceHits.Add(1)
+			return EqualFold(typeName, v.Type.Name())
+		}
+		return true
+	})
+	var buf [20]byte
+	c.W.Array(2)
+	c.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	c.W.Array(len(found))
+	for _, k := range found {
+		c.W.BulkString(k)
+	}
+}
+
+// scanKeys is one step of a SCAN-style iteration of the current database
+// from cursor: it examines up to count live keys whose names match
+// pattern (nil: all), returns those keep accepts and the next cursor (0
+// at the end). lookups says keep looks each key up, as SCAN's TYPE does:
+// an expired key it meets is then a keyspace miss.
+func scanKeys(c *Call, cursor uint64, pattern []byte, count int64, lookups bool, keep func(key string, v Value) bool) (uint64, []string) {
+	usePattern := pattern != nil
 	db := c.Tx.DB
 	prefix := globPrefix(pattern)
 	from := prefix
@@ -199,7 +223,7 @@ func cmdScan(c *Call) {
 			// but for their expiry: those MATCH lets through. With TYPE
 			// it looks them up, a keyspace miss.
 			if !usePattern || globString(pattern, key, false) {
-				if useType {
+				if lookups {
 					c.E.Stats.KeyspaceMisses.Add(1)
 				}
 				c.Tx.foundExpired(db, StringBytes(key), v.ExpireAt)
@@ -219,14 +243,9 @@ func cmdScan(c *Call) {
 		if usePattern && !globString(pattern, key, false) {
 			return true
 		}
-		if useType {
-			// Redis looks the key up to learn its type: a keyspace hit.
-			c.E.Stats.KeyspaceHits.Add(1)
-			if !EqualFold(typeName, v.Type.Name()) {
-				return true
-			}
+		if keep(key, v) {
+			found = append(found, key)
 		}
-		found = append(found, key)
 		return true
 	})
 
@@ -234,11 +253,5 @@ func cmdScan(c *Call) {
 	if more {
 		next = c.E.scans.add(pos+uint64(examined), db, last)
 	}
-	var buf [20]byte
-	c.W.Array(2)
-	c.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
-	c.W.Array(len(found))
-	for _, k := range found {
-		c.W.BulkString(k)
-	}
+	return next, found
 }

@@ -69,6 +69,7 @@ func (e *Engine) resetStats() {
 	e.errors.mu.Lock()
 	e.errors.counts = nil
 	e.errors.mu.Unlock()
+	e.locks.stats.reset()
 }
 
 // infoCommandstats writes one line per command that was called, rejected

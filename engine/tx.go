@@ -40,6 +40,8 @@ type Tx struct {
 	// expireFound deletes them (see foundExpired).
 	found     []expiryEntry
 	iterating bool
+	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
+	handingOver bool
 
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
@@ -92,6 +94,7 @@ func (tx *Tx) reset() {
 	clear(tx.found) // drop the key strings for the GC
 	tx.found = tx.found[:0]
 	tx.iterating = false
+	tx.handingOver = false
 	tx.seq = 0
 	tx.flushedAll = false
 	tx.body = nil
@@ -167,6 +170,11 @@ func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	v := decodeValue(raw)
 	if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
 		tx.foundExpired(db, key, v.ExpireAt)
+		// A lock with waiters passes to the first of them as it expires
+		// (lockqueue.go): whoever looked sees the new holder.
+		if tx.handOverExpired(db, key) {
+			return tx.GetIn(db, key)
+		}
 		return Value{}, false
 	}
 	if tx.write {

@@ -57,10 +57,24 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		setKeepAlive(tc, l.srv.opts.KeepAlive)
+	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
+}
+
+// setKeepAlive configures TCP keepalive on an accepted connection as
+// Redis's anetKeepAlive does: idle d, then probes every d/3, three of
+// them. d < 0 turns it off (Go enables it by default, every 15 s).
+func setKeepAlive(tc *net.TCPConn, d time.Duration) {
+	if d < 0 {
+		tc.SetKeepAlive(false)
+		return
+	}
+	tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: d, Interval: max(d/3, time.Second), Count: 3})
 }
 
 const (

@@ -28,6 +28,12 @@ type Options struct {
 	Logf   func(level, format string, args ...any)
 	// Hub delivers pub/sub messages; nil disables SUBSCRIBE.
 	Hub *pubsub.Hub
+	// KeepAlive is tcp-keepalive: TCP keepalive probes on accepted
+	// connections start after this much idle time (then every third of
+	// it, three probes, as Redis sets them), so that a peer that vanished
+	// without a FIN or RST (power loss, a cut cable) is found and its
+	// SESSION locks released. Zero: 300 s, Redis's default; negative: off.
+	KeepAlive time.Duration
 }
 
 // Server accepts RESP connections for one engine, on one listener or
@@ -67,6 +73,9 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Logf = func(string, string, ...any) {}
 	}
 	opts.Limits = opts.Limits.withDefaults()
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = 300 * time.Second
+	}
 	return &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), closing: make(chan struct{})}
 }
 
@@ -275,6 +284,14 @@ func (s *Server) waitBlocked(c *client, b *engine.Blocked) {
 	if b.Cancel() {
 		b.TimeoutReply.Replay(&c.enc)
 		return
+	}
+	select {
+	case <-gone:
+		// Served as the client left: nobody will read the reply. A lock
+		// granted to it passes on at once (engine/lockqueue.go).
+		b.Abandon()
+		return
+	default:
 	}
 	b.Reply().Replay(&c.enc)
 }

@@ -15,7 +15,7 @@ import (
 // lockredis but appear in ordinary configs; they are accepted and skipped.
 var ignoredDirectives = map[string]bool{
 	"daemonize": true, "supervised": true, "pidfile": true, "protected-mode": true,
-	"tcp-backlog": true, "tcp-keepalive": true, "timeout": true, "stop-writes-on-bgsave-error": true,
+	"tcp-backlog": true, "timeout": true, "stop-writes-on-bgsave-error": true,
 	"rdbcompression": true, "rdbchecksum": true, "dbfilename": true, "always-show-logo": true,
 	"set-proc-title": true, "hz": true, "dynamic-hz": true, "aof-use-rdb-preamble": true,
 	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
@@ -111,6 +111,10 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.save = strings.Join(args, " ")
 	case "restart-fence":
 		cfg.restartFence, err = one()
+	case "tcp-keepalive":
+		cfg.tcpKeepalive, err = num()
+	case "lock-delay":
+		cfg.lockDelay, err = num()
 	case "max-lock-ttl":
 		var v string
 		if v, err = one(); err == nil {
@@ -151,6 +155,8 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("save", func() { out.save = cli.save })
 	set("lua-time-limit", func() { out.luaTimeLimit = cli.luaTimeLimit })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
+	set("tcp-keepalive", func() { out.tcpKeepalive = cli.tcpKeepalive })
+	set("lock-delay", func() { out.lockDelay = cli.lockDelay })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
 	overlayTLS(&out.tls, cli.tls, fs)
 	return out

@@ -44,6 +44,8 @@ type config struct {
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
 	tls          tlsSettings   // tls-port, tls-cert-file... (tls.go)
+	tcpKeepalive int           // seconds; 0 turns keepalive off, as in Redis
+	lockDelay    int           // ms a dead SESSION lock's owner keeps it
 }
 
 func defaults() config {
@@ -53,6 +55,7 @@ func defaults() config {
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 		tls: defaultTLS(),
+		tcpKeepalive: 300,
 	}
 }
 
@@ -80,6 +83,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
 	registerTLSFlags(fs, &cfg.tls)
+	fs.IntVar(&cfg.tcpKeepalive, "tcp-keepalive", cfg.tcpKeepalive, "seconds of idle before TCP keepalive probes find a vanished client (0: off)")
+	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -164,6 +169,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		AppendFilename: cfg.appendfile,
 		RestartFence:   cfg.restartFence,
 		MaxLockTTL:     cfg.maxLockTTL,
+		TCPKeepAlive:   tcpKeepAlive(cfg.tcpKeepalive),
+		LockDelay:      time.Duration(cfg.lockDelay) * time.Millisecond,
 		Params: map[string]string{
 			"port":           strconv.Itoa(cfg.port),
 			"bind":           strings.Join(cfg.bind, " "),
@@ -175,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"logfile":        cfg.logfile,
 			"save":           cfg.save,
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
+			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepalive),
 			"config_file":    configFile,
 		},
 	}
@@ -222,6 +230,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	return 0
 }
 
+// tcpKeepAlive turns --tcp-keepalive (seconds) into the library's option,
+// where 0 means the default: 0 on the command line means off, as in Redis.
+func tcpKeepAlive(sec int) time.Duration {
+	if sec == 0 {
+		return -1
+	}
+	return time.Duration(sec) * time.Second
+}
+
 // luaTimeLimit turns --lua-time-limit (ms) into luasvc's option, where 0
 // means the default: 0 on the command line means no limit, as in Redis.
 func luaTimeLimit(ms int) time.Duration {
@@ -264,6 +281,12 @@ func validate(cfg *config) error {
 	}
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
+	}
+	if cfg.tcpKeepalive < 0 {
+		return fmt.Errorf("--tcp-keepalive must not be negative, got %d", cfg.tcpKeepalive)
+	}
+	if cfg.lockDelay < 0 {
+		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
 	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)

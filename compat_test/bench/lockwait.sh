@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# lockwait.sh: 64 clients contending for ONE lock, critical section 0.1 ms,
+# lockredis's LOCK.ACQUIRE ... WAIT against redis-server with the usual
+# SET NX + jittered-retry loop and with Redisson-style pub/sub waiting (and
+# those two against lockredis too), on loopback. The methods take turns
+# ROUNDS times; the median round of each is printed as a Markdown table
+# (see bench/lockwait/main.go for what is measured).
+#
+#   compat_test/bench/lockwait.sh
+#   CLIENTS=64 DURATION=3s ROUNDS=5 compat_test/bench/lockwait.sh
+#
+# Needs go, redis-server and redis-cli (apt-get install redis-server redis-tools).
+set -euo pipefail
+
+CLIENTS=${CLIENTS:-64}
+DURATION=${DURATION:-3s}
+ROUNDS=${ROUNDS:-3}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+for tool in go redis-server redis-cli; do
+	command -v "$tool" >/dev/null || { echo "lockwait.sh: $tool not found" >&2; exit 1; }
+done
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+		echo $((20000 + RANDOM % 20000))
+}
+
+tmp=$(mktemp -d)
+(cd "$ROOT" && go build -o "$tmp/lockredis" ./cmd/lockredis)
+(cd "$ROOT/compat_test" && go build -o "$tmp/lockwait" ./bench/lockwait)
+
+RPORT=$(free_port)
+LPORT=$(free_port)
+redis-server --port "$RPORT" --save '' --appendonly no --daemonize no --loglevel warning >/dev/null &
+rpid=$!
+"$tmp/lockredis" --port "$LPORT" --dir "$tmp" --loglevel warning >/dev/null &
+lpid=$!
+trap 'kill $rpid $lpid 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+for p in $RPORT $LPORT; do
+	until redis-cli -p "$p" ping >/dev/null 2>&1; do sleep 0.05; done
+done
+
+"$tmp/lockwait" -lockredis "127.0.0.1:$LPORT" -lockredis-pid "$lpid" \
+	-redis "127.0.0.1:$RPORT" -redis-pid "$rpid" \
+	-clients "$CLIENTS" -duration "$DURATION" -rounds "$ROUNDS"
