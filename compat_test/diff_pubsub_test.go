@@ -603,7 +603,8 @@ func TestDiffPubSub(t *testing.T) {
 			p5Raw(S, "*2\r\n$7\r\nPUBLISH\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n", 2),
 			p5Do(S, "PING").then(S, 2),
 			p5On(S, "BLPOP l 0", 0),
-			p5Do(P, "PUBLISH a w").then(S, 2),
+			// Published once S is blocked: its frames then follow BLPOP.
+			trAfter(100*time.Millisecond, p5Do(P, "PUBLISH a w").then(S, 2)),
 			p5Do(P, "RPUSH l v").then(S, 1),
 			p5Do(S, "LLEN l"),
 		}},
