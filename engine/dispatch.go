@@ -83,6 +83,14 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 		w.Status("QUEUED")
 		return cmd
 	}
+	// A running script holds the keyspace: wait for it to end or to pass
+	// busy-reply-threshold, then BUSY (guards.go).
+	if !cmd.Flags.Has(FlagNoKeyspace) && e.guards.scriptsRunning.Load() > 0 {
+		if err := e.waitForScript(cmd, s.Done); err != nil {
+			e.reject(s, cmd, w, err)
+			return cmd
+		}
+	}
 	if s.BeforeRun != nil {
 		s.BeforeRun(cmd)
 	}

@@ -361,7 +361,8 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	if err != nil && !errors.Is(err, errRollback) {
 		e.Logf("warning", "transaction failed: %v", err)
 	}
-	if write && e.persist != nil && !errors.Is(err, errRollback) {
+	if write && e.persist != nil && !errors.Is(err, errRollback) && (err != nil || tx.wroteAOF) {
+		// Only a commit that wrote tells whether the disk takes writes.
 		e.persist.setWriteErr(err)
 		if err != nil && tx.retractable {
 			// buntdb rolled back what the handler replied about.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,6 +56,11 @@ type guards struct {
 	hardLimit     atomic.Int64 // ms, 0: never stopped
 	maxMemory     atomic.Int64 // bytes, 0: no limit
 	dataset       atomic.Int64 // estimated bytes of the keyspace
+	// gate: scripts holding the exclusive transaction, and the commands
+	// waiting for one to end or turn busy (waitForScript).
+	scriptsRunning atomic.Int32
+	gateMu         sync.Mutex
+	gateWake       chan struct{} // closed when a script ends or turns busy
 	// scriptFlags gives EVAL's effective flags for a script that declares
 	// them (Redis's evalGetCommandFlags); nil until luasvc registers.
 	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
@@ -206,9 +212,55 @@ func (e *Engine) ScriptLimits() (busy, hard time.Duration) {
 func (e *Engine) SetScriptBusy(on bool) {
 	if on {
 		e.guards.busyScripts.Add(1)
+		e.guards.wakeGate()
 	} else {
 		e.guards.busyScripts.Add(-1)
 	}
+}
+
+// ScriptStarted and ScriptEnded bracket a script that holds the exclusive
+// transaction (luasvc).
+func (e *Engine) ScriptStarted() { e.guards.scriptsRunning.Add(1) }
+
+func (e *Engine) ScriptEnded() {
+	e.guards.scriptsRunning.Add(-1)
+	e.guards.wakeGate()
+}
+
+func (g *guards) wakeGate() {
+	g.gateMu.Lock()
+	if g.gateWake != nil {
+		close(g.gateWake)
+		g.gateWake = nil
+	}
+	g.gateMu.Unlock()
+}
+
+// waitForScript holds a command that needs the keyspace while a script
+// holds it and is not yet past the busy threshold, as Redis leaves it
+// unread meanwhile; once the script ends the command runs, once it turns
+// busy the command gets BUSY (unless allow_busy) instead of waiting for
+// the engine lock until the script ends.
+func (e *Engine) waitForScript(cmd *Command, done <-chan struct{}) error {
+	g := &e.guards
+	for g.scriptsRunning.Load() > 0 && g.busyScripts.Load() == 0 {
+		g.gateMu.Lock()
+		if g.scriptsRunning.Load() == 0 || g.busyScripts.Load() > 0 {
+			g.gateMu.Unlock()
+			break
+		}
+		if g.gateWake == nil {
+			g.gateWake = make(chan struct{})
+		}
+		wake := g.gateWake
+		g.gateMu.Unlock()
+		select {
+		case <-wake:
+		case <-done:
+			return nil
+		}
+	}
+	return e.busyRefusal(cmd)
 }
 
 // ScriptBusy reports whether a script runs past the busy threshold.
@@ -313,7 +365,7 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 			return replyError(disk)
 		}
 	}
-	if cmd.Flags.Has(FlagDenyOOM) && e.guards.maxMemory.Load() > 0 &&
+	if cmd.Flags.Has(FlagDenyOOM) && !s.ScriptAllowOOM && e.guards.maxMemory.Load() > 0 &&
 		s.ScriptCaller != nil && s.ScriptCaller.S.preOOM {
 		return errOOM
 	}

@@ -389,11 +389,17 @@ func (p *persister) updateMisconf() {
 	p.misconf.Store(&msg)
 }
 
+// probeBytes is how much a probe writes: a write error is over when a
+// record of this size fits again (a larger one may fail again, and turn
+// MISCONF back on).
+const probeBytes = 64 << 10
+
 // probe checks whether the disk works again after a write or fsync error
 // (from the background goroutine; the refused writes cannot tell): it
-// retries the fsync, and after a write error appends one NUL byte to the
-// file (buntdb and checkAOF skip NULs between records; buntdb's next
-// record overwrites it) and fsyncs it.
+// retries the fsync, and after a write error appends probeBytes NUL bytes
+// to the file, fsyncs them and cuts them off again, holding buntdb's
+// write lock so that no record lands in between (buntdb and checkAOF
+// would skip NULs between records anyway).
 func (p *persister) probe() {
 	p.errMu.Lock()
 	werr, ferr := p.writeErr, p.fsyncErr
@@ -407,22 +413,33 @@ func (p *persister) probe() {
 	if werr == nil {
 		return
 	}
-	p.fdMu.Lock()
-	err := appendNUL(p.path)
-	p.fdMu.Unlock()
+	var err error
+	// An empty write transaction: buntdb writes nothing at its commit.
+	p.e.db.Update(func(*buntdb.Tx) error {
+		p.fdMu.Lock()
+		err = probeWrite(p.path)
+		p.fdMu.Unlock()
+		return nil
+	})
 	p.setWriteErr(err)
 }
 
-func appendNUL(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+func probeWrite(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	if _, err = f.Write([]byte{0}); err == nil {
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if terr := f.Truncate(size); err == nil {
+		err = terr
 	}
 	return err
 }

@@ -89,6 +89,8 @@ type Session struct {
 	// ScriptDirty: the script whose session this is has run a write
 	// command (Redis's SCRIPT_WRITE_DIRTY); luasvc clears it for each run.
 	ScriptDirty bool
+	// ScriptAllowOOM: the script declares allow-oom (set by luasvc).
+	ScriptAllowOOM bool
 	// preOOM: the server was past maxmemory when this client's current
 	// command started (Redis's pre_command_oom_state, guards.go).
 	preOOM bool

@@ -227,6 +227,12 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 		}
 	}
 	v := s.acquire(c.Tx)
+	if v == s.primary {
+		// It holds the exclusive transaction: clients wait for it to end
+		// or turn busy (engine/guards.go).
+		s.e.ScriptStarted()
+		defer s.e.ScriptEnded()
+	}
 	v.exec(c, sc, c.Args[3:3+numkeys], c.Args[3+numkeys:], readOnly || sc.noWrites)
 	s.release(v)
 }

@@ -254,6 +254,7 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
 	v.sess.ScriptCaller = c
 	v.sess.ScriptDirty = false
+	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
 	v.fail = failure{}
 	v.panicked = nil
 	v.ccalls = 1
