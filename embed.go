@@ -82,8 +82,10 @@ type Options struct {
 	// client-output-buffer-limit pubsub); zero means 32 MB hard, 8 MB for
 	// 60 s soft.
 	PubSubLimits pubsub.Limits
-	// LuaTimeLimit stops a script that runs longer (lua-time-limit) and
-	// rolls its writes back; zero means 5 s.
+	// LuaTimeLimit is lua-time-limit (busy-reply-threshold): once a script
+	// has run this long, other clients get BUSY at once instead of
+	// waiting for it, and SCRIPT KILL stops it and rolls its writes back.
+	// Zero means 5 s; negative means at once.
 	LuaTimeLimit time.Duration
 	// LockDelay is how long a LOCK.ACQUIRE ... SESSION lock stays with its
 	// dead owner after its connection closes, before it passes on, when
@@ -92,6 +94,16 @@ type Options struct {
 	// TCPKeepAlive is tcp-keepalive: the idle time after which keepalive
 	// probes look for a vanished client; zero means 300 s, negative off.
 	TCPKeepAlive time.Duration
+	// LuaHardTimeLimit stops a script that runs longer and rolls its
+	// writes back, in case nobody sends SCRIPT KILL (lua-hard-time-limit).
+	// Zero means 60 s; negative means never (Redis's behaviour).
+	LuaHardTimeLimit time.Duration
+	// MaxMemory refuses commands that may grow the keyspace (denyoom)
+	// with OOM once the used memory (INFO's used_memory) is past it; zero
+	// means no limit. Nothing is ever evicted: MaxMemoryPolicy must be ""
+	// or "noeviction".
+	MaxMemory       int64
+	MaxMemoryPolicy string
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -220,6 +232,11 @@ func (s *Server) Start() error {
 		RestartFence:   s.opts.RestartFence,
 		MaxLockTTL:     s.opts.MaxLockTTL,
 		LockDelay:      s.opts.LockDelay,
+		// Guards: BUSY, OOM (engine/guards.go).
+		LuaTimeLimit:     s.opts.LuaTimeLimit,
+		LuaHardTimeLimit: s.opts.LuaHardTimeLimit,
+		MaxMemory:        s.opts.MaxMemory,
+		MaxMemoryPolicy:  s.opts.MaxMemoryPolicy,
 	})
 	if err != nil {
 		closeAll()
@@ -230,7 +247,7 @@ func (s *Server) Start() error {
 	s.tlns = tlns
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
-	luasvc.Register(eng, luasvc.Options{TimeLimit: s.opts.LuaTimeLimit, Logf: s.opts.Logf})
+	luasvc.Register(eng, luasvc.Options{Logf: s.opts.Logf})
 	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub,
 		KeepAlive: s.opts.TCPKeepAlive})
 	s.doSess = engine.NewSession(engine.KindEmbed)

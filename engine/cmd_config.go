@@ -89,9 +89,9 @@ var configParams = []configParam{
 	{name: "appenddirname", def: "appendonlydir", immutable: true},
 	{name: "dbfilename", def: "dump.rdb", protected: true},
 	{name: "dir", protected: true},
-	{name: "maxmemory", def: "0", kind: kindMemory},
+	{name: "maxmemory", def: "0", kind: kindMemory, settable: true},
 	{name: "maxmemory-policy", def: "noeviction", kind: kindEnum, enum: []string{"volatile-lru", "volatile-lfu",
-		"volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}},
+		"volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, settable: true},
 	{name: "maxmemory-samples", def: "5", kind: kindInt, min: 1, max: maxInt32, ignorable: true},
 	{name: "databases", def: "16", kind: kindInt, immutable: true},
 	{name: "timeout", def: "0", kind: kindInt, min: 0, max: maxInt32, ignorable: true},
@@ -99,8 +99,11 @@ var configParams = []configParam{
 	{name: "bind", def: "* -::*"},
 	{name: "requirepass"},
 	{name: "maxclients", def: "10000", kind: kindInt, min: 1, max: maxInt32},
-	{name: "busy-reply-threshold", alias: "lua-time-limit", def: "5000", kind: kindInt, min: 0, max: math.MaxInt64},
-	{name: "lua-time-limit", alias: "busy-reply-threshold", def: "5000", kind: kindInt, min: 0, max: math.MaxInt64},
+	{name: "busy-reply-threshold", alias: "lua-time-limit", def: "5000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	{name: "lua-time-limit", alias: "busy-reply-threshold", def: "5000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	// lockredis's own: the running time that stops a script and rolls it
+	// back (guards.go); 0: never, as Redis.
+	{name: "lua-hard-time-limit", def: "60000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	{name: "loglevel", def: "notice", kind: kindEnum, enum: []string{"debug", "verbose", "notice", "warning"}, ignorable: true},
 	{name: "logfile", immutable: true},
 	{name: "protected-mode", def: "yes", kind: kindBool},
@@ -175,6 +178,9 @@ func (e *Engine) extraParams() []string {
 
 // configValue is the current value of a parameter.
 func (e *Engine) configValue(p configParam) string {
+	if v, ok := e.guardValue(p.name); ok { // guards.go
+		return v
+	}
 	switch p.name {
 	case "databases":
 		return strconv.Itoa(e.cfg.Databases)
@@ -314,6 +320,10 @@ func cmdConfigSet(c *Call) {
 			c.Err(configSetError(name, "lockredis cannot change this parameter at runtime"))
 			return
 		}
+		if why := checkGuardValue(p.name, norm); why != "" {
+			c.Err(configSetError(name, why))
+			return
+		}
 	}
 	for i, p := range params {
 		if p.settable {
@@ -334,6 +344,8 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 	case "lock-delay":
 		n, _ := strconv.ParseInt(val, 10, 64)
 		e.locks.delayMs.Store(n)
+	default:
+		e.setGuardValue(p.name, val)
 	}
 }
 

@@ -101,11 +101,21 @@ func TestConfigSet(t *testing.T) {
 		{cmd("CONFIG", "SET", "notify-keyspace-events", ""), "OK"},
 		{cmd("config", "set", "lua-time-limit", "5000", "busy-reply-threshold", "5000"), "OK"},
 		// Anything else would need a runtime change lockredis cannot make.
-		{cmd("CONFIG", "SET", "maxmemory", "1kb"), failed("maxmemory", "lockredis cannot change this parameter at runtime")},
 		{cmd("CONFIG", "SET", "appendonly", "yes"), failed("appendonly", "lockredis cannot change this parameter at runtime")},
 		{cmd("CONFIG", "SET", "requirepass", "x"), failed("requirepass", "lockredis cannot change this parameter at runtime")},
 		{cmd("CONFIG", "SET", "notify-keyspace-events", "Ex"), failed("notify-keyspace-events", "lockredis cannot change this parameter at runtime")},
 		{cmd("CONFIG", "GET", "maxmemory", "requirepass"), `["maxmemory" "0" "requirepass" ""]`},
+		// The guards' parameters change at once (guards.go).
+		{cmd("CONFIG", "SET", "maxmemory", "1kb"), "OK"},
+		{cmd("CONFIG", "GET", "maxmemory"), `["maxmemory" "1024"]`},
+		{cmd("CONFIG", "SET", "maxmemory", "0"), "OK"},
+		{cmd("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"), failed("maxmemory-policy", errPolicyWhy)},
+		{cmd("CONFIG", "SET", "maxmemory-policy", "NoEviction"), "OK"},
+		{cmd("CONFIG", "SET", "lua-time-limit", "10"), "OK"},
+		{cmd("CONFIG", "GET", "busy-reply-threshold", "lua-hard-time-limit"), `["busy-reply-threshold" "10" "lua-hard-time-limit" "60000"]`},
+		{cmd("CONFIG", "SET", "lua-hard-time-limit", "0", "busy-reply-threshold", "5000"), "OK"},
+		{cmd("CONFIG", "GET", "lua-time-limit", "lua-hard-time-limit"), `["lua-time-limit" "5000" "lua-hard-time-limit" "0"]`},
+		{cmd("CONFIG", "SET", "lua-hard-time-limit", "-1"), failed("lua-hard-time-limit", "argument must be between 0 and 9223372036854775807 inclusive")},
 	})
 }
 

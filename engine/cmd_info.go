@@ -214,21 +214,26 @@ func bytesToHuman(n uint64) string {
 func infoMemory(b []byte, c *Call) []byte {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	maxMem := c.E.configValue(configParam{name: "maxmemory", def: "0"})
-	maxMemN, _ := strconv.ParseUint(maxMem, 10, 64)
+	maxMem := c.E.MaxMemory()
+	used := c.E.UsedMemory()
 	b = append(b, "# Memory\r\n"...)
-	// used_memory is the live heap; used_memory_rss what the runtime got
-	// from the OS.
-	b = infoInt(b, "used_memory", int64(ms.HeapAlloc))
-	b = infoLine(b, "used_memory_human", bytesToHuman(ms.HeapAlloc))
+	// used_memory is what maxmemory is compared with: the engine's
+	// estimate of its keyspace plus an empty engine's size (guards.go);
+	// used_memory_rss what the Go runtime got from the OS for the whole
+	// process, used_memory_go_heap its live heap (lockredis's own field).
+	b = infoInt(b, "used_memory", used)
+	b = infoLine(b, "used_memory_human", bytesToHuman(uint64(used)))
 	b = infoInt(b, "used_memory_rss", int64(ms.Sys))
 	b = infoLine(b, "used_memory_rss_human", bytesToHuman(ms.Sys))
-	b = infoLine(b, "maxmemory", maxMem)
-	b = infoLine(b, "maxmemory_human", bytesToHuman(maxMemN))
+	b = infoInt(b, "used_memory_startup", engineBaseMemory)
+	b = infoInt(b, "used_memory_dataset", used-engineBaseMemory)
+	b = infoInt(b, "used_memory_go_heap", int64(ms.HeapAlloc))
+	b = infoInt(b, "maxmemory", maxMem)
+	b = infoLine(b, "maxmemory_human", bytesToHuman(uint64(maxMem)))
 	b = infoLine(b, "maxmemory_policy", c.E.configValue(configParam{name: "maxmemory-policy", def: "noeviction"}))
 	ratio := 0.0
-	if ms.HeapAlloc > 0 {
-		ratio = float64(ms.Sys) / float64(ms.HeapAlloc)
+	if used > 0 {
+		ratio = float64(ms.Sys) / float64(used)
 	}
 	b = infoLine(b, "mem_fragmentation_ratio", strconv.FormatFloat(ratio, 'f', 2, 64))
 	b = infoLine(b, "mem_allocator", "go")
@@ -281,6 +286,9 @@ func infoPersistence(b []byte, c *Call) []byte {
 		b = infoLine(b, "aof_filename", pi.Path)
 		b = infoLine(b, "aof_fsync_policy", pi.Fsync)
 		b = infoLine(b, "aof_last_fsync_error", pi.LastFsyncErr)
+		b = infoLine(b, "aof_last_write_error", pi.LastWriteErr)
+		b = infoInt(b, "aof_last_write_errno", int64(pi.LastErrno))
+		b = infoLine(b, "aof_misconf", pi.Misconf)
 	}
 	fence := c.E.RestartFenceRemaining()
 	b = infoInt(b, "restart_fence_remaining_ms", fence.Milliseconds())

@@ -12,7 +12,8 @@ import (
 //
 //	lookup, arity, authentication, commands refused inside MULTI,
 //	(scripts: noscript commands, writes from read-only scripts),
-//	subscribed RESP2 context, pause, MULTI queueing,
+//	OOM, MISCONF (guards.go), subscribed RESP2 context, BUSY
+//	(guards.go), pause, MULTI queueing,
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
@@ -58,8 +59,19 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 		e.reject(s, cmd, w, errNotInMulti)
 		return cmd
 	}
+	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
+	if err := e.stateRefusal(s, cmd, args); err != nil {
+		e.reject(s, cmd, w, err)
+		return cmd
+	}
 	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
 		e.reject(s, cmd, w, errSubscribedContext(cmd.FullName))
+		return cmd
+	}
+	// A script past busy-reply-threshold holds the engine lock: refuse at
+	// once rather than wait for it (guards.go).
+	if err := e.busyRefusal(cmd); err != nil {
+		e.reject(s, cmd, w, err)
 		return cmd
 	}
 	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
@@ -70,6 +82,14 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 		s.Queue(cmd, args)
 		w.Status("QUEUED")
 		return cmd
+	}
+	// A running script holds the keyspace: wait for it to end or to pass
+	// busy-reply-threshold, then BUSY (guards.go).
+	if !cmd.Flags.Has(FlagNoKeyspace) && e.guards.scriptsRunning.Load() > 0 {
+		if err := e.waitForScript(cmd, s.Done); err != nil {
+			e.reject(s, cmd, w, err)
+			return cmd
+		}
 	}
 	if s.BeforeRun != nil {
 		s.BeforeRun(cmd)
@@ -93,6 +113,14 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 	case s.ScriptReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		e.reject(s, cmd, w, errScriptWriteFromReadOnly)
 	default:
+		// A script's first write: MISCONF, OOM (guards.go).
+		if err := e.scriptStateRefusal(s, cmd); err != nil {
+			e.reject(s, cmd, w, err)
+			return
+		}
+		if cmd.Flags.Has(FlagWrite) {
+			s.ScriptDirty = true
+		}
 		e.run(s, tx, cmd, args, w, time.Now())
 	}
 }
@@ -136,6 +164,7 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 		tx.client = s
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
 		tx.callW, tx.callStart = w, start
+		tx.replyMark, tx.retractable = replyMark(w)
 		e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
 	}
 }

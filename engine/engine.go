@@ -46,6 +46,18 @@ type Config struct {
 	// LOCKDELAY (CONFIG SET lock-delay changes it).
 	LockDelay time.Duration
 
+	// Guards (guards.go). LuaTimeLimit is busy-reply-threshold: past it
+	// other clients get BUSY (0: 5 s, negative: at once).
+	// LuaHardTimeLimit stops a script and rolls it back (0: 60 s,
+	// negative: never). MaxMemory refuses denyoom commands past it (0:
+	// no limit); MaxMemoryPolicy must be "" or noeviction. Params'
+	// lua-time-limit, busy-reply-threshold, lua-hard-time-limit,
+	// maxmemory and maxmemory-policy apply when these are zero.
+	LuaTimeLimit     time.Duration
+	LuaHardTimeLimit time.Duration
+	MaxMemory        int64
+	MaxMemoryPolicy  string
+
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
 	Params map[string]string
@@ -120,6 +132,7 @@ type Engine struct {
 
 	persist *persister   // nil when the keyspace is in memory (persist.go)
 	fence   *fence       // the restart fence (fence.go)
+	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
 	tokens  tokenCounter // fencing tokens (token.go)
 
 	txPool  sync.Pool
@@ -202,6 +215,10 @@ func New(cfg Config) (*Engine, error) {
 		scans:    newScanCache(),
 		fence:    fnc,
 	}
+	if err := e.initGuards(&cfg); err != nil { // guards.go
+		db.Close()
+		return nil, err
+	}
 	e.afterCond = sync.NewCond(&e.afterMu)
 	e.txPool.New = func() any {
 		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
@@ -255,6 +272,7 @@ func (e *Engine) countKeys() (maxToken uint64, err error) {
 				return true
 			}
 			e.keys[k[0]].Add(1)
+			e.guards.dataset.Add(itemMemory(k, v))
 			if at := expireAtOf(v); at != 0 {
 				e.volatile[k[0]].Add(1)
 				e.expiries.add(at, k)
@@ -351,8 +369,13 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	if err != nil && !errors.Is(err, errRollback) {
 		e.Logf("warning", "transaction failed: %v", err)
 	}
-	if write && e.persist != nil && !errors.Is(err, errRollback) {
+	if write && e.persist != nil && !errors.Is(err, errRollback) && (err != nil || tx.wroteAOF) {
+		// Only a commit that wrote tells whether the disk takes writes.
 		e.persist.setWriteErr(err)
+		if err != nil && tx.retractable {
+			// buntdb rolled back what the handler replied about.
+			e.replaceWithDiskError(tx.callW, tx.replyMark, err)
+		}
 	}
 	e.commit(tx, err == nil)
 	if len(tx.found) > 0 {
@@ -443,6 +466,9 @@ func (e *Engine) commit(tx *Tx, ok bool) {
 	}
 	if tx.expired > 0 {
 		e.Stats.ExpiredKeys.Add(tx.expired)
+	}
+	if tx.memDelta != 0 {
+		e.guards.dataset.Add(tx.memDelta)
 	}
 }
 

@@ -128,6 +128,12 @@ var (
 	ErrPanic = errors.New("ERR internal error while running the command (it was rolled back)")
 )
 
+// guards.go: Redis's shared.oomerr and shared.slowevalerr.
+var (
+	errOOM        = replyError("OOM command not allowed when used memory > 'maxmemory'.")
+	errBusyScript = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+)
+
 // persist.go
 var (
 	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")

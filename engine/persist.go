@@ -77,6 +77,12 @@ type persister struct {
 	errMu        sync.Mutex
 	lastFsyncErr string // "" when the last fsync succeeded
 	lastWriteErr string // "" when the last commit's write succeeded
+	writeErr     error  // the last commit's write error, nil when fine
+	fsyncErr     error  // the last fsync error, nil when fine
+	lastErrno    int    // errno of the last write or fsync error (INFO)
+	// misconf is the MISCONF reply write commands get while writeErr or
+	// fsyncErr is set (guards.go), nil when the disk works.
+	misconf atomic.Pointer[string]
 }
 
 // persistPrepare prepares the AOF at path (checking and repairing its tail)
@@ -221,6 +227,9 @@ func (p *persister) background() {
 		if p.policy == FsyncEverySec {
 			p.fsyncIfGrown()
 		}
+		if p.misconf.Load() != nil && !p.rewriting.Load() {
+			p.probe() // MISCONF until the disk works again (guards.go)
+		}
 		if size, err := p.size(); err == nil && size > autoRewriteMinSize && size > 2*p.baseSize.Load() {
 			if p.rewrite() == nil {
 				p.e.Logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
@@ -333,23 +342,106 @@ func (p *persister) close() {
 }
 
 func (p *persister) setFsyncErr(err error) {
+	if err == nil && p.misconf.Load() == nil {
+		return // the usual case: nothing to clear
+	}
 	p.errMu.Lock()
+	p.fsyncErr = err
 	if err == nil {
 		p.lastFsyncErr = ""
 	} else {
 		p.lastFsyncErr = err.Error()
 	}
+	p.updateMisconf()
 	p.errMu.Unlock()
 }
 
 func (p *persister) setWriteErr(err error) {
+	if err == nil && p.misconf.Load() == nil {
+		return
+	}
 	p.errMu.Lock()
+	p.writeErr = err
 	if err == nil {
 		p.lastWriteErr = ""
 	} else {
 		p.lastWriteErr = err.Error()
+		p.e.Logf("warning", "Error writing to the AOF file %s: %v", p.path, err)
 	}
+	p.updateMisconf()
 	p.errMu.Unlock()
+}
+
+// updateMisconf recomputes the MISCONF reply; under errMu.
+func (p *persister) updateMisconf() {
+	err := p.writeErr
+	if err == nil {
+		err = p.fsyncErr
+	}
+	if err == nil {
+		if p.misconf.Swap(nil) != nil {
+			p.e.Logf("notice", "AOF write error looks solved, Redis can write again.")
+		}
+		return
+	}
+	p.lastErrno = errnoOf(err)
+	msg := misconfMessage(err)
+	p.misconf.Store(&msg)
+}
+
+// probeBytes is how much a probe writes: a write error is over when a
+// record of this size fits again (a larger one may fail again, and turn
+// MISCONF back on).
+const probeBytes = 64 << 10
+
+// probe checks whether the disk works again after a write or fsync error
+// (from the background goroutine; the refused writes cannot tell): it
+// retries the fsync, and after a write error appends probeBytes NUL bytes
+// to the file, fsyncs them and cuts them off again, holding buntdb's
+// write lock so that no record lands in between (buntdb and checkAOF
+// would skip NULs between records anyway).
+func (p *persister) probe() {
+	p.errMu.Lock()
+	werr, ferr := p.writeErr, p.fsyncErr
+	p.errMu.Unlock()
+	if werr == nil && ferr == nil {
+		return
+	}
+	if ferr != nil && p.fsync() != nil {
+		return
+	}
+	if werr == nil {
+		return
+	}
+	var err error
+	// An empty write transaction: buntdb writes nothing at its commit.
+	p.e.db.Update(func(*buntdb.Tx) error {
+		p.fdMu.Lock()
+		err = probeWrite(p.path)
+		p.fdMu.Unlock()
+		return nil
+	})
+	p.setWriteErr(err)
+}
+
+func probeWrite(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(make([]byte, probeBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	if terr := f.Truncate(size); err == nil {
+		err = terr
+	}
+	return err
 }
 
 // status returns the last write and fsync errors ("" when fine).
@@ -357,6 +449,13 @@ func (p *persister) status() (writeErr, fsyncErr string) {
 	p.errMu.Lock()
 	defer p.errMu.Unlock()
 	return p.lastWriteErr, p.lastFsyncErr
+}
+
+// lastErrnoOf is the errno of the last write or fsync error, 0 if none had one.
+func (p *persister) lastErrnoOf() int {
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	return p.lastErrno
 }
 
 func syncDir(dir string) error {
@@ -380,7 +479,9 @@ type PersistInfo struct {
 	BaseSize          int64
 	LastWriteErr      string
 	LastFsyncErr      string
-	LastSave          int64 // unix seconds
+	LastErrno         int    // errno of the last write or fsync error
+	Misconf           string // the MISCONF reply writes get now, "" when none
+	LastSave          int64  // unix seconds
 }
 
 // Persistence reports the state of the append-only file.
@@ -396,6 +497,7 @@ func (e *Engine) Persistence() PersistInfo {
 		RewriteInProgress: p.rewriting.Load(), Rewrites: p.rewrites.Load(),
 		RewriteFailed: p.rewriteFailed.Load(), CurrentSize: size, BaseSize: p.baseSize.Load(),
 		LastWriteErr: werr, LastFsyncErr: ferr, LastSave: p.lastSave.Load(),
+		LastErrno: p.lastErrnoOf(), Misconf: e.diskError(),
 	}
 }
 

@@ -86,6 +86,15 @@ type Session struct {
 	SSub  atomic.Int32 // shard channel subscriptions
 	Multi atomic.Int32 // queued commands, -1 when not in MULTI
 
+	// ScriptDirty: the script whose session this is has run a write
+	// command (Redis's SCRIPT_WRITE_DIRTY); luasvc clears it for each run.
+	ScriptDirty bool
+	// ScriptAllowOOM: the script declares allow-oom (set by luasvc).
+	ScriptAllowOOM bool
+	// preOOM: the server was past maxmemory when this client's current
+	// command started (Redis's pre_command_oom_state, guards.go).
+	preOOM bool
+
 	// Close asks the owner to close the connection (CLIENT KILL, shutdown).
 	Close func()
 

@@ -39,6 +39,8 @@ const (
 	FlagMultiControl   // runs at once inside MULTI instead of being queued
 	FlagReceivesPushes // the connection may receive pushes after it: SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE, CLIENT TRACKING
 	FlagRunsScript     // runs a script (EVAL...): the commands it calls are what it reads
+	FlagEndsMulti      // ends a MULTI (EXEC, DISCARD, QUIT, RESET): not refused for memory while queuing (guards.go)
+	FlagDiskCheck      // refused with MISCONF on a failing disk although not a write (PING, as Redis's processCommand)
 )
 
 type flagName struct {
@@ -78,6 +80,8 @@ var lockredisFlagNames = []flagName{
 	{FlagSubscribedOK, "subscribed_ok"},
 	{FlagMultiControl, "multi_control"},
 	{FlagReceivesPushes, "receives_pushes"},
+	{FlagEndsMulti, "ends_multi"},
+	{FlagDiskCheck, "disk_check"},
 	{FlagRunsScript, "runs_script"},
 }
 

@@ -73,6 +73,12 @@ type Tx struct {
 	// the reply waits for an fsync covering it).
 	wroteAOF bool
 	maxTTL   int64
+	// memDelta: change in the keyspace's estimated memory (guards.go),
+	// applied at commit. replyMark: where the command's reply began in
+	// its writer, when it can be retracted (retractable).
+	memDelta    int64
+	replyMark   uint64
+	retractable bool
 }
 
 // Writable reports whether the transaction may write.
@@ -105,6 +111,8 @@ func (tx *Tx) reset() {
 	tx.alwaysSync = false
 	tx.wroteAOF = false
 	tx.maxTTL = 0
+	tx.memDelta = 0
+	tx.replyMark, tx.retractable = 0, false
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = 0
 		tx.volDelta[i] = 0
@@ -294,7 +302,8 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	// (SET without NX, MSET) writes again with the key's own token.
 	token, fresh := tx.tokenFor(bkey)
 	v.Token = token
-	prev, replaced, err := tx.bt.Set(bkey, encodeValue(v), nil)
+	enc := encodeValue(v)
+	prev, replaced, err := tx.bt.Set(bkey, enc, nil)
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
 	}
@@ -306,15 +315,21 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	switch {
 	case live && tokenOf(prev) != token:
 		v.Token = tokenOf(prev)
-		tx.bt.Set(bkey, encodeValue(v), nil)
+		enc = encodeValue(v)
+		tx.bt.Set(bkey, enc, nil)
 	case !live && !fresh:
 		v.Token = tx.e.tokens.take(tx.e.cfg.Logf)
-		tx.bt.Set(bkey, encodeValue(v), nil)
+		enc = encodeValue(v)
+		tx.bt.Set(bkey, enc, nil)
 	case !live:
 		tx.e.tokens.take(tx.e.cfg.Logf)
 	}
 	tx.rememberToken(bkey, v.Token)
 	tx.touch(db, bkey[1:])
+	tx.memDelta += itemMemory(bkey, enc)
+	if replaced {
+		tx.memDelta -= itemMemory(bkey, prev)
+	}
 	if !replaced {
 		tx.keyDelta[db]++
 	} else if at := expireAtOf(prev); at != 0 {
@@ -357,6 +372,7 @@ func (tx *Tx) remove(bkey string, db int) bool {
 	if db >= len(tx.keyDelta) {
 		return true
 	}
+	tx.memDelta -= itemMemory(bkey, prev)
 	tx.touch(db, bkey[1:])
 	tx.keyDelta[db]--
 	if expireAtOf(prev) != 0 {
@@ -431,6 +447,7 @@ func (tx *Tx) FlushAll() {
 		tx.keyDelta[i] = -tx.e.keys[i].Load()
 		tx.volDelta[i] = -tx.e.volatile[i].Load()
 	}
+	tx.memDelta = -tx.e.guards.dataset.Load()
 }
 
 // KeyCount is the number of stored keys in db (expired keys no lookup has

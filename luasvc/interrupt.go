@@ -3,22 +3,25 @@ package luasvc
 import (
 	"errors"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockredis/lockredis/engine"
 )
 
 // Why a script was stopped.
 const (
 	stopNone    uint64 = iota
 	stopKilled         // SCRIPT KILL
-	stopTimeout        // ran past the time limit
+	stopTimeout        // ran past the hard time limit (lua-hard-time-limit)
 	stopMemory         // grew the heap past memoryLimit
 	stopPanic          // a command panicked: the run is abandoned
 )
 
 var (
 	errStopKilled  = errors.New("Script killed by user with SCRIPT KILL...")
-	errStopTimeout = errors.New("Script killed: it ran longer than lua-time-limit")
+	errStopTimeout = errors.New("Script killed: it ran longer than lua-hard-time-limit")
 	errStopMemory  = errors.New("Script killed: it used too much memory")
 	errStopPanic   = errors.New("Script stopped: a command failed internally")
 )
@@ -45,9 +48,12 @@ const (
 // pcall is stopped again at its next instruction.
 //
 // Time and memory are watched from outside: a timer armed for every run
-// fires after watchAfter (or the time limit, if shorter), and its
-// goroutine then checks the clock and the heap every watchEvery until the
-// run ends or must stop.
+// fires after watchAfter (or the busy threshold or time limit, if
+// shorter), and its goroutine then checks the clock and the heap every
+// watchEvery until the run ends or must stop. Past the busy threshold
+// (busy-reply-threshold) it tells the engine, whose dispatcher then
+// answers BUSY to other clients, and logs Redis's "Slow script detected"
+// line; past the hard limit it stops the script.
 type interrupt struct {
 	// state is the current run's number << 8 | why it must stop; 0 when
 	// no script runs. One word, so that a stop (SCRIPT KILL, the
@@ -57,28 +63,45 @@ type interrupt struct {
 	closed chan struct{}
 
 	limit    atomic.Int64 // this run's time limit in ns, <= 0: none
+	busyAt   atomic.Int64 // this run's busy threshold in ns
 	first    atomic.Int64 // the delay the watchdog was armed with
 	watchdog *time.Timer
 	memLimit uint64
+
+	// The busy mark: the run the engine was told is busy (0: none), and
+	// the current run's script name for the log, under busyMu.
+	e        *engine.Engine
+	logf     func(level, format string, args ...any)
+	busyMu   sync.Mutex
+	busyRun  uint64
+	busyName string
 }
 
-func newInterrupt(memLimit uint64) *interrupt {
-	it := &interrupt{closed: make(chan struct{}), memLimit: memLimit}
+func newInterrupt(memLimit uint64, e *engine.Engine, logf func(level, format string, args ...any)) *interrupt {
+	it := &interrupt{closed: make(chan struct{}), memLimit: memLimit, e: e, logf: logf}
 	close(it.closed)
 	it.watchdog = time.AfterFunc(time.Hour, it.watch)
 	it.watchdog.Stop()
 	return it
 }
 
-// begin arms the interrupt for a run that may last limit (<= 0: forever).
-func (it *interrupt) begin(limit time.Duration) {
+// begin arms the interrupt for a run of the script name that is busy
+// past busy and stopped past limit (<= 0: never).
+func (it *interrupt) begin(busy, limit time.Duration, name string) {
 	it.runs++
 	first := watchAfter
+	if busy < first {
+		first = max(busy, time.Millisecond)
+	}
 	if limit > 0 && limit < first {
 		first = limit
 	}
 	it.limit.Store(int64(limit))
+	it.busyAt.Store(int64(busy))
 	it.first.Store(int64(first))
+	it.busyMu.Lock()
+	it.busyName = name
+	it.busyMu.Unlock()
 	it.state.Store(it.runs << 8)
 	it.watchdog.Reset(first)
 }
@@ -86,7 +109,29 @@ func (it *interrupt) begin(limit time.Duration) {
 // end disarms it and returns why the run was stopped, if it was.
 func (it *interrupt) end() uint64 {
 	it.watchdog.Stop()
-	return it.state.Swap(0) & 0xff
+	it.busyMu.Lock()
+	why := it.state.Swap(0) & 0xff
+	if it.busyRun != 0 {
+		it.busyRun = 0
+		it.e.SetScriptBusy(false)
+	}
+	it.busyMu.Unlock()
+	return why
+}
+
+// markBusy tells the engine that run is past the busy threshold, unless it
+// has ended.
+func (it *interrupt) markBusy(run uint64, elapsed time.Duration) {
+	it.busyMu.Lock()
+	defer it.busyMu.Unlock()
+	if it.state.Load()&^0xff != run || it.busyRun != 0 {
+		return
+	}
+	it.busyRun = run
+	it.e.SetScriptBusy(true)
+	it.logf("warning", "Slow script detected: still in execution after %d milliseconds. "+
+		"You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
+		elapsed.Milliseconds(), it.busyName)
 }
 
 // stopRun stops run (its state word without a reason) for reason, unless
@@ -123,13 +168,20 @@ func (it *interrupt) watch() {
 	}
 	start := time.Now().Add(-time.Duration(it.first.Load()))
 	limit := time.Duration(it.limit.Load())
+	busyAt := time.Duration(it.busyAt.Load())
+	busy := false
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(sample)
 	base := sample[0].Value.Uint64()
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	for {
-		if limit > 0 && time.Since(start) >= limit {
+		elapsed := time.Since(start)
+		if !busy && elapsed >= busyAt {
+			busy = true
+			it.markBusy(run, elapsed)
+		}
+		if limit > 0 && elapsed >= limit {
 			it.stopRun(run, stopTimeout)
 			return
 		}

@@ -21,7 +21,7 @@ func TestTimeLimitRollsBack(t *testing.T) {
 		`redis.call('set', 'k', 'v') local function f() return f() end return f()`,
 	}
 	for _, script := range loops {
-		want := "(error) ERR Script killed: it ran longer than lua-time-limit (50 ms). Its writes were rolled back. script: " + sha(script) + ", on @user_script:1."
+		want := "(error) ERR Script killed: it ran longer than lua-hard-time-limit (50 ms). Its writes were rolled back. script: " + sha(script) + ", on @user_script:1."
 		if got := ts.eval(script, "0").String(); got != want {
 			t.Errorf("%s:\n\tgot  %s\n\twant %s", script, got, want)
 		}
@@ -56,17 +56,21 @@ func waitKill(t *testing.T, ts *testService) {
 func TestScriptKill(t *testing.T) {
 	ts := newTestService(t, Options{TimeLimit: -1})
 	ts.do("SET", "a", "1")
-	for _, c := range []struct{ cmd, script string }{
-		{"EVAL", `redis.call('set', 'k', 'v') redis.call('incr', 'a') while true do end`},
-		{"EVAL", `redis.call('set', 'k', 'v') while true do pcall(function() while true do end end) end`},
-		{"EVAL_RO", `redis.call('get', 'a') while true do end`},
+	// A script that wrote is rolled back and says so; one that did not
+	// gets Redis's own text.
+	rolledBack := " Its writes were rolled back."
+	for _, c := range []struct{ cmd, script, suffix string }{
+		{"EVAL", `redis.call('set', 'k', 'v') redis.call('incr', 'a') while true do end`, rolledBack},
+		{"EVAL", `redis.call('set', 'k', 'v') while true do pcall(function() while true do end end) end`, rolledBack},
+		{"EVAL_RO", `redis.call('get', 'a') while true do end`, ""},
+		{"EVAL", `redis.call('get', 'a') while true do end`, ""},
 	} {
 		done := make(chan engine.Reply)
 		s := ts.newSession()
 		go func() { done <- ts.doOn(s, c.cmd, c.script, "0") }()
 		waitKill(t, ts)
 		r := <-done
-		want := "ERR Script killed by user with SCRIPT KILL... Its writes were rolled back. script: " + sha(c.script) + ", on @user_script:1."
+		want := "ERR Script killed by user with SCRIPT KILL..." + c.suffix + " script: " + sha(c.script) + ", on @user_script:1."
 		if r.Kind != engine.KindError || r.Str != want {
 			t.Errorf("%s: got %s, want %s", c.script, r, want)
 		}

@@ -49,17 +49,27 @@ import (
 
 // Options configures the scripting service.
 type Options struct {
-	// TimeLimit stops a script that runs longer than this (lua-time-limit)
-	// and rolls its writes back. Zero means 5 s; negative means no limit
-	// (SCRIPT KILL still works).
+	// TimeLimit, when not zero, replaces the engine's lua-hard-time-limit:
+	// a script that runs longer is stopped and its writes rolled back
+	// (negative: never; SCRIPT KILL still works). Past the engine's
+	// busy-reply-threshold (lua-time-limit) other clients get BUSY.
 	TimeLimit time.Duration
 	// Logf receives redis.log lines ("debug", "verbose", "notice",
 	// "warning") and the service's own warnings.
 	Logf func(level, format string, args ...any)
 }
 
-// DefaultTimeLimit is lua-time-limit's default.
-const DefaultTimeLimit = 5 * time.Second
+// limits are the busy threshold and the hard limit of a run starting now.
+func (s *Service) limits() (busy, hard time.Duration) {
+	busy, hard = s.e.ScriptLimits()
+	switch {
+	case s.opts.TimeLimit > 0:
+		hard = s.opts.TimeLimit
+	case s.opts.TimeLimit < 0:
+		hard = 0
+	}
+	return busy, hard
+}
 
 // Service holds the script cache and the Lua states of one engine.
 type Service struct {
@@ -82,6 +92,8 @@ type Service struct {
 	poolMu  sync.Mutex
 	spare   []*vm
 	all     []*vm // every state, for SCRIPT KILL
+
+	bySHA map[*engine.Command]bool // EVALSHA, EVALSHA_RO: args[1] is a SHA
 }
 
 // script is one cached script: its source and compiled code. Protos are
@@ -92,14 +104,12 @@ type script struct {
 	proto    *lua.FunctionProto
 	shebang  bool // "#!lua" header: flags below are declared
 	noWrites bool // flags=no-writes
+	allowOOM bool // flags=allow-oom
 }
 
 // Register creates the service and adds the scripting commands to e's
 // command table.
 func Register(e *engine.Engine, opts Options) *Service {
-	if opts.TimeLimit == 0 {
-		opts.TimeLimit = DefaultTimeLimit
-	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, string, ...any) {}
 	}
@@ -111,6 +121,10 @@ func Register(e *engine.Engine, opts Options) *Service {
 		memLimit: memoryLimit,
 	}
 	e.Register(s.commands()...)
+	s.bySHA = map[*engine.Command]bool{
+		e.Table.Get([]byte("evalsha")): true, e.Table.Get([]byte("evalsha_ro")): true,
+	}
+	e.SetScriptFlags(s.commandFlags) // guards.go
 	return s
 }
 
@@ -198,9 +212,64 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 		c.Err(errWriteFlagRO)
 		return
 	}
+	if sc.shebang && !sc.noWrites {
+		// scriptPrepareForRun: what declares writes cannot start on a
+		// failing disk or, without allow-oom, past maxmemory.
+		if disk := s.e.DiskError(); disk != "" {
+			c.Errf("MISCONF Redis is configured to persist data to AOF, but it's currently unable to persist to disk. "+
+				"Writable scripts are blocked. Use 'no-writes' flag for read only scripts. AOF error: %s",
+				strings.TrimPrefix(disk, "MISCONF Errors writing to the AOF file: "))
+			return
+		}
+		if !sc.allowOOM && s.e.PreCommandOOM(c.S) {
+			c.Errf("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'")
+			return
+		}
+	}
 	v := s.acquire(c.Tx)
+	if v == s.primary {
+		// It holds the exclusive transaction: clients wait for it to end
+		// or turn busy (engine/guards.go).
+		s.e.ScriptStarted()
+		defer s.e.ScriptEnded()
+	}
 	v.exec(c, sc, c.Args[3:3+numkeys], c.Args[3+numkeys:], readOnly || sc.noWrites)
 	s.release(v)
+}
+
+// commandFlags are the flags Redis's processCommand judges EVAL and
+// EVALSHA by (evalGetCommandFlags): a script with a shebang declares its
+// own (scriptFlagsToCmdFlags), one without keeps the command's.
+func (s *Service) commandFlags(cmd *engine.Command, args [][]byte) engine.Flags {
+	f := cmd.Flags
+	if len(args) < 2 {
+		return f
+	}
+	var sc *script
+	if s.bySHA[cmd] {
+		sc = s.lookup(args[1])
+	} else {
+		s.mu.RLock()
+		sc = s.bodies[string(args[1])]
+		s.mu.RUnlock()
+		if sc == nil {
+			sc = &script{}
+			if _, err := parseShebang(string(args[1]), sc); err != nil {
+				return f
+			}
+		}
+	}
+	if sc == nil || !sc.shebang {
+		return f
+	}
+	f &^= engine.FlagStale | engine.FlagDenyOOM | engine.FlagWrite | engine.FlagMayReplicate
+	if !sc.allowOOM && !sc.noWrites {
+		f |= engine.FlagDenyOOM
+	}
+	if !sc.noWrites {
+		f |= engine.FlagWrite
+	}
+	return f
 }
 
 // acquire returns a Lua state for a script running in tx. A script that
@@ -419,8 +488,11 @@ func parseShebang(body string, sc *script) (int, error) {
 			if !shebangFlags[f] {
 				return 0, errors.New("ERR Unexpected flag in script shebang: " + f)
 			}
-			if f == "no-writes" {
+			switch f {
+			case "no-writes":
 				sc.noWrites = true
+			case "allow-oom":
+				sc.allowOOM = true
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package luasvc
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/lockredis/lockredis/engine"
@@ -57,6 +58,7 @@ type vm struct {
 	sc       *script
 	resp     int // 2 or 3: the protocol redis.call replies are converted from
 	fail     failure
+	hard     time.Duration // this run's hard time limit
 	panicked any
 	ccalls   int // Go functions calling back into Lua, nested (Lua's nCcalls)
 }
@@ -93,7 +95,7 @@ type failure struct {
 }
 
 func (s *Service) newVM() *vm {
-	v := &vm{svc: s, intr: newInterrupt(s.memLimit)}
+	v := &vm{svc: s, intr: newInterrupt(s.memLimit, s.e, s.opts.Logf)}
 	v.build()
 	return v
 }
@@ -251,6 +253,8 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	v.call, v.sc, v.resp = c, sc, 2
 	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
 	v.sess.ScriptCaller = c
+	v.sess.ScriptDirty = false
+	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
 	v.fail = failure{}
 	v.panicked = nil
 	v.ccalls = 1
@@ -268,7 +272,9 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	v.argv.fill(args)
 	L.SetTop(0)
 	L.Push(fn)
-	v.intr.begin(v.svc.opts.TimeLimit)
+	busy, hard := v.svc.limits()
+	v.hard = hard
+	v.intr.begin(busy, hard, sc.sha)
 	err := L.PCall(0, 1, v.errFunc)
 	stopped := v.intr.end()
 
@@ -456,12 +462,17 @@ func (v *vm) stoppedMessage(reason uint64) string {
 	var msg string
 	switch reason {
 	case stopKilled:
-		msg = "ERR Script killed by user with SCRIPT KILL... Its writes were rolled back."
+		// Redis's text; Redis cannot kill a script that wrote (UNKILLABLE),
+		// lockredis rolls its writes back and says so.
+		msg = "ERR Script killed by user with SCRIPT KILL..."
+		if v.sess.ScriptDirty {
+			msg += " Its writes were rolled back."
+		}
 	case stopMemory:
 		msg = "ERR Script killed: it used more than " + strconv.FormatUint(v.intr.memLimit>>20, 10) + " MB of memory. Its writes were rolled back."
 	default:
-		msg = "ERR Script killed: it ran longer than lua-time-limit (" +
-			strconv.FormatInt(v.svc.opts.TimeLimit.Milliseconds(), 10) + " ms). Its writes were rolled back."
+		msg = "ERR Script killed: it ran longer than lua-hard-time-limit (" +
+			strconv.FormatInt(v.hard.Milliseconds(), 10) + " ms). Its writes were rolled back."
 	}
 	msg += " script: " + v.sc.sha
 	if v.fail.set {

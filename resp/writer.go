@@ -16,6 +16,9 @@ type Encoder struct {
 	// flush, when set, takes the pending bytes (a subscribed connection
 	// queues them with its messages); see FlushPending.
 	flush func([]byte)
+	// flushes counts FlushPending hand-offs: a reply begun before one can
+	// no longer be retracted.
+	flushes uint32
 }
 
 // FlushPending hands the bytes encoded so far to the connection's queue,
@@ -24,7 +27,22 @@ func (e *Encoder) FlushPending() {
 	if e.flush != nil && len(e.Buf) > 0 {
 		e.flush(e.Buf)
 		e.Buf = e.Buf[:0]
+		e.flushes++
 	}
+}
+
+// ReplyMark and RetractReply let the engine take back a reply still in
+// Buf (engine.Retractor): a write that could not reach the disk answers
+// MISCONF instead of what its handler wrote.
+func (e *Encoder) ReplyMark() uint64 { return uint64(e.flushes)<<32 | uint64(len(e.Buf)) }
+
+func (e *Encoder) RetractReply(mark uint64) bool {
+	n := int(mark & (1<<32 - 1))
+	if uint32(mark>>32) != e.flushes || n > len(e.Buf) {
+		return false
+	}
+	e.Buf = e.Buf[:n]
+	return true
 }
 
 var _ engine.Writer = (*Encoder)(nil)

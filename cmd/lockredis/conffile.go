@@ -19,8 +19,8 @@ var ignoredDirectives = map[string]bool{
 	"rdbcompression": true, "rdbchecksum": true, "dbfilename": true, "always-show-logo": true,
 	"set-proc-title": true, "hz": true, "dynamic-hz": true, "aof-use-rdb-preamble": true,
 	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
-	"auto-aof-rewrite-min-size": true, "aof-load-truncated": true, "maxmemory": true,
-	"maxmemory-policy": true, "lazyfree-lazy-eviction": true, "io-threads": true,
+	"auto-aof-rewrite-min-size": true, "aof-load-truncated": true,
+	"lazyfree-lazy-eviction": true, "io-threads": true,
 	"syslog-enabled": true, "latency-monitor-threshold": true, "slowlog-log-slower-than": true,
 	"slowlog-max-len": true, "notify-keyspace-events": true, "unixsocket": true, "unixsocketperm": true,
 }
@@ -107,6 +107,12 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.logfile, err = one()
 	case "lua-time-limit", "busy-reply-threshold":
 		cfg.luaTimeLimit, err = num()
+	case "lua-hard-time-limit":
+		cfg.luaHardLimit, err = num()
+	case "maxmemory":
+		cfg.maxmemory, err = one()
+	case "maxmemory-policy":
+		cfg.maxmemPolicy, err = one()
 	case "save":
 		cfg.save = strings.Join(args, " ")
 	case "restart-fence":
@@ -154,6 +160,10 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("logfile", func() { out.logfile = cli.logfile })
 	set("save", func() { out.save = cli.save })
 	set("lua-time-limit", func() { out.luaTimeLimit = cli.luaTimeLimit })
+	set("busy-reply-threshold", func() { out.luaTimeLimit = cli.luaTimeLimit })
+	set("lua-hard-time-limit", func() { out.luaHardLimit = cli.luaHardLimit })
+	set("maxmemory", func() { out.maxmemory = cli.maxmemory })
+	set("maxmemory-policy", func() { out.maxmemPolicy = cli.maxmemPolicy })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
 	set("tcp-keepalive", func() { out.tcpKeepalive = cli.tcpKeepalive })
 	set("lock-delay", func() { out.lockDelay = cli.lockDelay })

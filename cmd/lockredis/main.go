@@ -41,6 +41,9 @@ type config struct {
 	logfile      string
 	save         string
 	luaTimeLimit int
+	luaHardLimit int    // ms
+	maxmemory    string // bytes, or 1gb-style units
+	maxmemPolicy string
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
 	tls          tlsSettings   // tls-port, tls-cert-file... (tls.go)
@@ -52,7 +55,8 @@ func defaults() config {
 	return config{
 		port: 6379, bind: []string{"127.0.0.1"}, maxclients: 10000, databases: 16,
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
-		loglevel: "notice", save: "", luaTimeLimit: 5000,
+		loglevel: "notice", save: "", luaTimeLimit: 5000, luaHardLimit: 60000,
+		maxmemory: "0", maxmemPolicy: "noeviction",
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 		tls: defaultTLS(),
 		tcpKeepalive: 300,
@@ -78,7 +82,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
 	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
 	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
-	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before it is stopped and rolled back (0: no limit)")
+	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before other clients get BUSY and SCRIPT KILL may stop it")
+	fs.IntVar(&cfg.luaTimeLimit, "busy-reply-threshold", cfg.luaTimeLimit, "the same as --lua-time-limit (Redis 7.0's name)")
+	fs.IntVar(&cfg.luaHardLimit, "lua-hard-time-limit", cfg.luaHardLimit, "milliseconds after which a script is stopped and rolled back (0: never)")
+	fs.StringVar(&cfg.maxmemory, "maxmemory", cfg.maxmemory, "refuse commands that may grow memory (OOM) past this many bytes (100mb, 1gb...; 0: no limit)")
+	fs.StringVar(&cfg.maxmemPolicy, "maxmemory-policy", cfg.maxmemPolicy, "noeviction (the only policy: evicting keys would release held locks)")
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
@@ -156,12 +164,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	addr := strings.Join(addrs, " ")
 	opts := lockredis.Options{
-		Addrs:        addrs,
-		Password:     cfg.requirepass,
-		Databases:    cfg.databases,
-		MaxClients:   cfg.maxclients,
-		Logf:         logf,
-		LuaTimeLimit: luaTimeLimit(cfg.luaTimeLimit),
+		Addrs:            addrs,
+		Password:         cfg.requirepass,
+		Databases:        cfg.databases,
+		MaxClients:       cfg.maxclients,
+		Logf:             logf,
+		LuaTimeLimit:     luaTimeLimit(cfg.luaTimeLimit),
+		LuaHardTimeLimit: luaTimeLimit(cfg.luaHardLimit),
+		MaxMemoryPolicy:  cfg.maxmemPolicy,
 		// Persistence and the restart fence (engine/persist.go, fence.go).
 		Dir:            cfg.dir,
 		AppendOnly:     cfg.appendonly == "yes",
@@ -181,8 +191,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"loglevel":       cfg.loglevel,
 			"logfile":        cfg.logfile,
 			"save":           cfg.save,
-			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
 			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepalive),
+			"maxmemory":      cfg.maxmemory, // checked and applied by the engine
 			"config_file":    configFile,
 		},
 	}
@@ -239,8 +249,9 @@ func tcpKeepAlive(sec int) time.Duration {
 	return time.Duration(sec) * time.Second
 }
 
-// luaTimeLimit turns --lua-time-limit (ms) into luasvc's option, where 0
-// means the default: 0 on the command line means no limit, as in Redis.
+// luaTimeLimit turns --lua-time-limit or --lua-hard-time-limit (ms) into
+// the library's option, where 0 means the default: 0 on the command line
+// means at once (busy threshold, as Redis 7.0) or never (hard limit).
 func luaTimeLimit(ms int) time.Duration {
 	if ms == 0 {
 		return -1
@@ -287,6 +298,9 @@ func validate(cfg *config) error {
 	}
 	if cfg.lockDelay < 0 {
 		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
+	}
+	if cfg.luaHardLimit < 0 {
+		return fmt.Errorf("--lua-hard-time-limit must not be negative, got %d", cfg.luaHardLimit)
 	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)

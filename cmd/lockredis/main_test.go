@@ -51,6 +51,15 @@ func TestCLIAgreesWithEngine(t *testing.T) {
 		{"--databases", "256", databases},
 		{"--databases", "257", databases},
 		{"--databases", "-1", databases},
+		{"--maxmemory", "1gb", maxmemory},
+		{"--maxmemory", "100MB", maxmemory},
+		{"--maxmemory", "1048576", maxmemory},
+		{"--maxmemory", "lots", maxmemory},
+		{"--maxmemory", "-1", maxmemory},
+		{"--maxmemory-policy", "noeviction", policy},
+		{"--maxmemory-policy", "NOEVICTION", policy},
+		{"--maxmemory-policy", "allkeys-lru", policy},
+		{"--maxmemory-policy", "evict", policy},
 	} {
 		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
 			eng, engErr := engine.New(tc.config(t.TempDir(), tc.value))
@@ -67,6 +76,12 @@ func TestCLIAgreesWithEngine(t *testing.T) {
 		})
 	}
 }
+
+func maxmemory(dir, v string) engine.Config {
+	return engine.Config{Dir: dir, Params: map[string]string{"maxmemory": v}}
+}
+
+func policy(dir, v string) engine.Config { return engine.Config{Dir: dir, MaxMemoryPolicy: v} }
 
 func fence(dir, v string) engine.Config { return engine.Config{Dir: dir, RestartFence: v} }
 

@@ -1,0 +1,469 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The server-state refusals of Redis 7.0's processCommand, in its order
+// after authentication and the no-multi check (and ACLs):
+//
+//   - OOM: past maxmemory, commands flagged denyoom are refused (inside
+//     MULTI every command but those ending it, FlagEndsMulti); nothing
+//     is ever evicted: maxmemory-policy is noeviction only.
+//   - MISCONF: while the append-only file cannot be written or fsynced,
+//     write commands (and PING, FlagDiskCheck) are refused.
+//   - BUSY: while a script runs past busy-reply-threshold (lua-time-limit),
+//     every command without allow_busy is refused at once instead of
+//     waiting for the engine lock the script holds.
+//
+// For EXEC the queued commands' flags count (Redis's mstate.cmd_flags), and
+// for EVAL of a script with a shebang the flags it declares (luasvc sets
+// ScriptFlags). A script's redis.call is refused OOM or MISCONF only for
+// its first write (scriptVerifyOOM, scriptVerifyWriteCommandAllow): once it
+// wrote, it cannot be failed halfway.
+
+// Defaults of the script limits.
+const (
+	DefaultBusyThreshold   = 5 * time.Second  // lua-time-limit, busy-reply-threshold
+	DefaultScriptHardLimit = 60 * time.Second // lua-hard-time-limit
+)
+
+// Memory accounting. used_memory is not the Go heap (shared by every
+// engine of a process, full of garbage until the next GC, so a DEL would
+// not free anything until then): it is an estimate of the keyspace kept
+// exact at every commit, plus what an empty engine holds. The constants
+// were measured with runtime.MemStats.HeapAlloc after a GC, 100,000 keys
+// of 8 to 1000 bytes: 96 bytes per buntdb item beyond its key and encoded
+// value (item, btree slot, string headers), 28 more for a key with an
+// expiry (the expiry queue's entry), 135 KB for an empty engine.
+const (
+	itemOverhead     = 96
+	volatileOverhead = 32
+	engineBaseMemory = 128 << 10
+)
+
+// guards is the engine's state behind these checks.
+type guards struct {
+	busyScripts   atomic.Int32 // running scripts past the threshold
+	busyThreshold atomic.Int64 // ms
+	hardLimit     atomic.Int64 // ms, 0: never stopped
+	maxMemory     atomic.Int64 // bytes, 0: no limit
+	dataset       atomic.Int64 // estimated bytes of the keyspace
+	// gate: scripts holding the exclusive transaction, and the commands
+	// waiting for one to end or turn busy (waitForScript).
+	scriptsRunning atomic.Int32
+	gateMu         sync.Mutex
+	gateWake       chan struct{} // closed when a script ends or turns busy
+	// scriptFlags gives EVAL's effective flags for a script that declares
+	// them (Redis's evalGetCommandFlags); nil until luasvc registers.
+	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
+}
+
+// initGuards applies the configuration: Config's fields, else the Params
+// the CLI passes, else the defaults.
+func (e *Engine) initGuards(cfg *Config) error {
+	g := &e.guards
+	busy := DefaultBusyThreshold
+	if v, ok := paramOf(cfg.Params, "lua-time-limit", "busy-reply-threshold"); ok {
+		n, err := parseParam("lua-time-limit", v)
+		if err != nil {
+			return err
+		}
+		busy = time.Duration(n) * time.Millisecond
+	}
+	switch {
+	case cfg.LuaTimeLimit > 0:
+		busy = cfg.LuaTimeLimit
+	case cfg.LuaTimeLimit < 0:
+		busy = 0
+	}
+	hard := DefaultScriptHardLimit
+	if v, ok := paramOf(cfg.Params, "lua-hard-time-limit"); ok {
+		n, err := parseParam("lua-hard-time-limit", v)
+		if err != nil {
+			return err
+		}
+		hard = time.Duration(n) * time.Millisecond
+	}
+	switch {
+	case cfg.LuaHardTimeLimit > 0:
+		hard = cfg.LuaHardTimeLimit
+	case cfg.LuaHardTimeLimit < 0:
+		hard = 0
+	}
+	g.busyThreshold.Store(busy.Milliseconds())
+	g.hardLimit.Store(hard.Milliseconds())
+
+	maxMem := cfg.MaxMemory
+	if v, ok := paramOf(cfg.Params, "maxmemory"); ok && maxMem == 0 {
+		n, err := parseParam("maxmemory", v)
+		if err != nil {
+			return err
+		}
+		maxMem = n
+	}
+	if maxMem < 0 {
+		return fmt.Errorf("maxmemory must not be negative, got %d", maxMem)
+	}
+	g.maxMemory.Store(maxMem)
+	policy := cfg.MaxMemoryPolicy
+	if v, ok := paramOf(cfg.Params, "maxmemory-policy"); ok && policy == "" {
+		policy = v
+	}
+	if policy != "" {
+		if _, why := lookupParam("maxmemory-policy").normalize([]byte(policy)); why != "" {
+			return fmt.Errorf("maxmemory-policy: %s, got %q", why, policy)
+		}
+		if !strings.EqualFold(policy, "noeviction") {
+			return fmt.Errorf("maxmemory-policy %s: %s", policy, errPolicyWhy)
+		}
+	}
+	return nil
+}
+
+// errPolicyWhy is why every policy but noeviction is refused.
+const errPolicyWhy = "lockredis only supports noeviction: evicting keys would release locks their owners still hold"
+
+func paramOf(params map[string]string, names ...string) (string, bool) {
+	for _, n := range names {
+		if v, ok := params[n]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// parseParam validates a start-up value as CONFIG SET would.
+func parseParam(name, v string) (int64, error) {
+	norm, why := lookupParam(name).normalize([]byte(v))
+	if why != "" {
+		return 0, fmt.Errorf("%s: %s, got %q", name, why, v)
+	}
+	return strconv.ParseInt(norm, 10, 64)
+}
+
+func lookupParam(name string) configParam {
+	for _, p := range configParams {
+		if p.name == name {
+			return p
+		}
+	}
+	return configParam{name: name}
+}
+
+// guardValue is CONFIG GET of a parameter kept here; ok is false for the
+// others.
+func (e *Engine) guardValue(name string) (string, bool) {
+	g := &e.guards
+	switch name {
+	case "busy-reply-threshold", "lua-time-limit":
+		return strconv.FormatInt(g.busyThreshold.Load(), 10), true
+	case "lua-hard-time-limit":
+		return strconv.FormatInt(g.hardLimit.Load(), 10), true
+	case "maxmemory":
+		return strconv.FormatInt(g.maxMemory.Load(), 10), true
+	case "maxmemory-policy":
+		return "noeviction", true
+	}
+	return "", false
+}
+
+// setGuardValue applies a CONFIG SET of a parameter kept here (val is
+// valid and normalized).
+func (e *Engine) setGuardValue(name, val string) {
+	n, _ := strconv.ParseInt(val, 10, 64)
+	g := &e.guards
+	switch name {
+	case "busy-reply-threshold", "lua-time-limit":
+		g.busyThreshold.Store(n)
+	case "lua-hard-time-limit":
+		g.hardLimit.Store(n)
+	case "maxmemory":
+		g.maxMemory.Store(n)
+	}
+}
+
+// checkGuardValue refuses what CONFIG SET accepts as valid but lockredis
+// cannot do: an evicting policy. It returns why, or "".
+func checkGuardValue(name, val string) string {
+	if name == "maxmemory-policy" && val != "noeviction" {
+		return errPolicyWhy
+	}
+	return ""
+}
+
+// ScriptLimits are the busy-reply threshold (lua-time-limit) and the hard
+// limit that stops a script (lua-hard-time-limit, 0: never), read at the
+// start of every script.
+func (e *Engine) ScriptLimits() (busy, hard time.Duration) {
+	return time.Duration(e.guards.busyThreshold.Load()) * time.Millisecond,
+		time.Duration(e.guards.hardLimit.Load()) * time.Millisecond
+}
+
+// SetScriptBusy marks a running script as past the busy threshold (on)
+// or no longer (off): every on is followed by one off.
+func (e *Engine) SetScriptBusy(on bool) {
+	if on {
+		e.guards.busyScripts.Add(1)
+		e.guards.wakeGate()
+	} else {
+		e.guards.busyScripts.Add(-1)
+	}
+}
+
+// ScriptStarted and ScriptEnded bracket a script that holds the exclusive
+// transaction (luasvc).
+func (e *Engine) ScriptStarted() { e.guards.scriptsRunning.Add(1) }
+
+func (e *Engine) ScriptEnded() {
+	e.guards.scriptsRunning.Add(-1)
+	e.guards.wakeGate()
+}
+
+func (g *guards) wakeGate() {
+	g.gateMu.Lock()
+	if g.gateWake != nil {
+		close(g.gateWake)
+		g.gateWake = nil
+	}
+	g.gateMu.Unlock()
+}
+
+// waitForScript holds a command that needs the keyspace while a script
+// holds it and is not yet past the busy threshold, as Redis leaves it
+// unread meanwhile; once the script ends the command runs, once it turns
+// busy the command gets BUSY (unless allow_busy) instead of waiting for
+// the engine lock until the script ends.
+func (e *Engine) waitForScript(cmd *Command, done <-chan struct{}) error {
+	g := &e.guards
+	for g.scriptsRunning.Load() > 0 && g.busyScripts.Load() == 0 {
+		g.gateMu.Lock()
+		if g.scriptsRunning.Load() == 0 || g.busyScripts.Load() > 0 {
+			g.gateMu.Unlock()
+			break
+		}
+		if g.gateWake == nil {
+			g.gateWake = make(chan struct{})
+		}
+		wake := g.gateWake
+		g.gateMu.Unlock()
+		select {
+		case <-wake:
+		case <-done:
+			return nil
+		}
+	}
+	return e.busyRefusal(cmd)
+}
+
+// ScriptBusy reports whether a script runs past the busy threshold.
+func (e *Engine) ScriptBusy() bool { return e.guards.busyScripts.Load() > 0 }
+
+// SetScriptFlags registers how EVAL's effective flags are found (luasvc).
+func (e *Engine) SetScriptFlags(fn func(cmd *Command, args [][]byte) Flags) {
+	e.guards.scriptFlags.Store(&fn)
+}
+
+// UsedMemory is what maxmemory is compared with (INFO's used_memory).
+func (e *Engine) UsedMemory() int64 { return engineBaseMemory + e.guards.dataset.Load() }
+
+// MaxMemory is maxmemory in bytes, 0 for no limit.
+func (e *Engine) MaxMemory() int64 { return e.guards.maxMemory.Load() }
+
+// outOfMemory is Redis's performEvictions() == EVICT_FAIL under
+// noeviction: used memory is past maxmemory.
+func (e *Engine) outOfMemory() bool {
+	max := e.guards.maxMemory.Load()
+	return max > 0 && e.UsedMemory() > max
+}
+
+// itemMemory is the estimated memory of one stored item.
+func itemMemory(bkey, raw string) int64 {
+	n := int64(len(bkey) + len(raw) + itemOverhead)
+	if expireAtOf(raw) != 0 {
+		n += volatileOverhead
+	}
+	return n
+}
+
+// effectiveFlags are the flags processCommand judges a command by: EXEC's
+// are its queue's, EVAL's those its script declares.
+func (e *Engine) effectiveFlags(s *Session, cmd *Command, args [][]byte) Flags {
+	if cmd == e.execCmd {
+		var f Flags
+		if s.multi != nil {
+			for _, q := range s.multi.queue {
+				f |= e.scriptOrOwnFlags(q.cmd, q.args)
+			}
+		}
+		return cmd.Flags | f
+	}
+	return e.scriptOrOwnFlags(cmd, args)
+}
+
+func (e *Engine) scriptOrOwnFlags(cmd *Command, args [][]byte) Flags {
+	if cmd.Flags.Has(FlagRunsScript) {
+		if fn := e.guards.scriptFlags.Load(); fn != nil {
+			return (*fn)(cmd, args)
+		}
+	}
+	return cmd.Flags
+}
+
+// stateRefusal is the OOM and MISCONF checks of processCommand for a
+// client's command, nil when it may go on. It also records whether the
+// server was out of memory when the command started, for the scripts it
+// runs (Redis's pre_command_oom_state).
+func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
+	oom := e.outOfMemory()
+	s.preOOM = oom
+	disk := e.diskError()
+	if !oom && disk == "" {
+		return nil
+	}
+	flags := e.effectiveFlags(s, cmd, args)
+	if oom {
+		refuse := flags.Has(FlagDenyOOM)
+		// Queuing may use any amount of memory: only what ends the
+		// transaction passes.
+		if s.InMulti() && !cmd.Flags.Has(FlagEndsMulti) {
+			refuse = true
+		}
+		if refuse {
+			return errOOM
+		}
+	}
+	if disk != "" && flags&(FlagWrite|FlagDiskCheck) != 0 {
+		return replyError(disk)
+	}
+	return nil
+}
+
+// busyRefusal is processCommand's check for a script running too long.
+func (e *Engine) busyRefusal(cmd *Command) error {
+	if e.guards.busyScripts.Load() > 0 && !cmd.Flags.Has(FlagAllowBusy) {
+		return errBusyScript
+	}
+	return nil
+}
+
+// scriptStateRefusal is scriptCall's OOM and MISCONF checks for a command
+// a script calls: only its first write may be refused.
+func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
+	if s.ScriptDirty {
+		return nil
+	}
+	if cmd.Flags.Has(FlagWrite) {
+		if disk := e.diskError(); disk != "" {
+			return replyError(disk)
+		}
+	}
+	if cmd.Flags.Has(FlagDenyOOM) && !s.ScriptAllowOOM && e.guards.maxMemory.Load() > 0 &&
+		s.ScriptCaller != nil && s.ScriptCaller.S.preOOM {
+		return errOOM
+	}
+	return nil
+}
+
+// diskError is the MISCONF reply while the append-only file cannot be
+// written or fsynced, "" when it can (or there is none).
+func (e *Engine) diskError() string {
+	if e.persist == nil {
+		return ""
+	}
+	if m := e.persist.misconf.Load(); m != nil {
+		return *m
+	}
+	return ""
+}
+
+// DiskError is the MISCONF reply write commands get now, "" when none.
+func (e *Engine) DiskError() string { return e.diskError() }
+
+// misconfMessage is Redis's writeCommandsGetDiskErrorMessage for the AOF.
+func misconfMessage(err error) string {
+	return "MISCONF Errors writing to the AOF file: " + strerror(err)
+}
+
+// strerror is what C's strerror says of err's errno ("No space left on
+// device"); Go spells the same texts in lower case. Errors without an
+// errno keep their own text.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		msg := errno.Error()
+		if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
+			msg = string(msg[0]-'a'+'A') + msg[1:]
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// errnoOf is err's errno, 0 when it has none (INFO's aof_last_write_errno).
+func errnoOf(err error) int {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return int(errno)
+	}
+	return 0
+}
+
+// Retractor is a Writer that can take back the reply of a command that
+// has not been sent yet: a command whose write could not reach the disk
+// (buntdb rolled it back after the handler replied) answers MISCONF
+// instead of the success its handler wrote.
+type Retractor interface {
+	ReplyMark() uint64
+	RetractReply(mark uint64) bool
+}
+
+func replyMark(w Writer) (uint64, bool) {
+	if r, ok := w.(Retractor); ok {
+		return r.ReplyMark(), true
+	}
+	return 0, false
+}
+
+// replaceWithDiskError replaces a command's reply with MISCONF after its
+// commit failed to write the append-only file.
+func (e *Engine) replaceWithDiskError(w Writer, mark uint64, err error) {
+	r, ok := w.(Retractor)
+	if !ok || !r.RetractReply(mark) {
+		return
+	}
+	msg := misconfMessage(err)
+	e.CountError(msg)
+	w.Error(msg)
+}
+
+// ReplyMark and RetractReply make the Recorder (the Go API's and tests'
+// writer) a Retractor.
+func (r *Recorder) ReplyMark() uint64 {
+	if len(r.stack) > 0 {
+		return 1 << 63 // inside an aggregate: cannot be retracted
+	}
+	return uint64(len(r.Replies))
+}
+
+func (r *Recorder) RetractReply(mark uint64) bool {
+	if mark>>63 != 0 || len(r.stack) > 0 || mark > uint64(len(r.Replies)) {
+		return false
+	}
+	r.Replies = r.Replies[:mark]
+	return true
+}
+
+// PreCommandOOM reports whether the server was past maxmemory when s's
+// current command started (Redis's pre_command_oom_state), for a script
+// that declares writes without allow-oom.
+func (e *Engine) PreCommandOOM(s *Session) bool {
+	return s.preOOM && e.guards.maxMemory.Load() > 0
+}
