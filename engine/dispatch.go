@@ -11,7 +11,8 @@ import (
 // run in Redis's order:
 //
 //	lookup, arity, authentication, commands refused inside MULTI,
-//	(scripts: noscript commands, writes from read-only scripts),
+//	ACL permissions, (scripts: noscript commands, ACL permissions, writes
+//	from read-only scripts),
 //	subscribed RESP2 context, pause, MULTI queueing,
 //
 // then call runs the handler, where the restart fence (which needs the
@@ -21,7 +22,7 @@ import (
 // tx is nil for a command that opens its own transaction (a client's), the
 // running transaction for a script's redis.call. EXEC runs its queue with
 // call directly, as Redis's execCommand does: the commands were checked
-// when they were queued.
+// when they were queued (and their ACL permissions are checked again).
 func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 	if len(args) == 0 {
 		return
@@ -58,6 +59,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 		e.reject(s, cmd, w, errNotInMulti)
 		return cmd
 	}
+	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
+		return cmd
+	}
 	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
 		e.reject(s, cmd, w, errSubscribedContext(cmd.FullName))
 		return cmd
@@ -90,6 +94,7 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 		e.reject(s, cmd, w, errScriptWrongArity)
 	case cmd.Flags.Has(FlagNoScript):
 		e.reject(s, cmd, w, errScriptNotAllowed)
+	case e.aclRefuses(s, cmd, args, w): // ACL permissions (acl_check.go)
 	case s.ScriptReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		e.reject(s, cmd, w, errScriptWriteFromReadOnly)
 	default:
@@ -198,7 +203,6 @@ func (e *Engine) rememberRead(c *Call) {
 	}
 	e.tracker.rememberCall(c.Tx, s, cmd, args)
 }
-
 
 // countingWriter passes a command's reply through and counts its error
 // replies in the engine's error statistics (INFO errorstats) and in the
