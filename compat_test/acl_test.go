@@ -198,3 +198,32 @@ func TestACLFileMissingStopsStart(t *testing.T) {
 		}
 	}
 }
+
+// TestACLChannelsRevokedDisconnects: taking a channel away from a user
+// disconnects its clients subscribed to it, and only those, as Redis's
+// ACLKillPubsubClientsIfNeeded does.
+func TestACLChannelsRevokedDisconnects(t *testing.T) {
+	srv := startEmbedded(t, lockredis.Options{})
+	for name, addr := range map[string]string{"lockredis": srv.Addr(), "redis-server": startRedis(t)} {
+		t.Run(name, func(t *testing.T) {
+			admin := dialRaw(t, addr)
+			admin.do(t, "ACL", "SETUSER", "sub", "on", "nopass", "~*", "+@all", "&a", "&b")
+			subA, subB := dialRaw(t, addr), dialRaw(t, addr)
+			for c, ch := range map[*rawConn]string{subA: "a", subB: "b"} {
+				c.do(t, "AUTH", "sub", "x")
+				if r := c.do(t, "SUBSCRIBE", ch); !strings.HasPrefix(r, "*3\r\n$9\r\nsubscribe\r\n") {
+					t.Fatalf("SUBSCRIBE %s: %q", ch, r)
+				}
+			}
+			if r := admin.do(t, "ACL", "SETUSER", "sub", "resetchannels", "&b"); r != "+OK\r\n" {
+				t.Fatalf("ACL SETUSER: %q", r)
+			}
+			if r, err := subA.roundTrip(encodeCommand([]string{"PING"})); err == nil {
+				t.Errorf("the subscriber of a revoked channel is still connected: %q", r)
+			}
+			if r, err := subB.roundTrip(encodeCommand([]string{"PING"})); err != nil {
+				t.Errorf("the subscriber of a kept channel was disconnected: %q, %v", r, err)
+			}
+		})
+	}
+}

@@ -103,3 +103,25 @@ func BenchmarkSetNXPXTeamUser(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkACLCheckDefaultUser is the ACL check alone for the default
+// user (allowed everything): the cost every command pays.
+func BenchmarkACLCheckDefaultUser(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s := NewSession("normal")
+	e.AddSession(s)
+	args := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("NX"), []byte("PX"), []byte("30000")}
+	cmd := e.Table.Lookup(args)
+	var rec Recorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if e.aclRefuses(s, cmd, args, &rec) {
+			b.Fatal("refused")
+		}
+	}
+}
