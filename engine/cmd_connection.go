@@ -100,9 +100,7 @@ func (e *Engine) authenticate(c *Call, user, pass []byte) bool {
 		return false
 	}
 	c.S.Authenticated = true
-	if c.S.Kind == KindClient {
-		c.S.user.Store(u)
-	}
+	c.S.user.Store(u)
 	return true
 }
 
@@ -225,8 +223,8 @@ func cmdReset(c *Call) {
 	s.SelectDB(0)
 	s.SetProto(2)
 	s.SetName("")
-	if s.Kind == KindClient {
-		c.E.setDefaultAuth(s)
-	}
+	// Back to the default user; a Go API session too, which then obeys
+	// the default user's rules and password like a connection.
+	c.E.setDefaultAuth(s)
 	c.W.Status("RESET")
 }
