@@ -50,8 +50,13 @@ type Options struct {
 	// TLSOnly opens no plaintext port, as redis-server's "port 0" with a
 	// tls-port. It needs TLSConfig.
 	TLSOnly bool
-	// Password makes clients AUTH first (requirepass).
+	// Password makes clients AUTH first (requirepass): the default
+	// user's password.
 	Password string
+	// ACLFile is redis.conf's aclfile: ACL users loaded at start (a file
+	// with errors, or missing, stops the start) and by ACL LOAD, written
+	// by ACL SAVE. Empty: users live in memory only.
+	ACLFile string
 	// Databases is the number of databases; default 16.
 	Databases int
 	// MaxClients bounds connections; default 10000.
@@ -221,6 +226,7 @@ func (s *Server) Start() error {
 	eng, err := engine.New(engine.Config{
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
+		ACLFile:     s.opts.ACLFile,
 		Clock:       clock,
 		Logf:        s.opts.Logf,
 		Params:      params,
@@ -248,6 +254,12 @@ func (s *Server) Start() error {
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{Logf: s.opts.Logf})
+	// Every command is registered: the ACL file's rules can name them.
+	if err := eng.LoadACLFile(); err != nil {
+		eng.Close()
+		closeAll()
+		return err
+	}
 	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub,
 		KeepAlive: s.opts.TCPKeepAlive})
 	s.doSess = engine.NewSession(engine.KindEmbed)

@@ -15,6 +15,7 @@ func BenchmarkSetNXPX(b *testing.B) {
 	}
 	defer e.Close()
 	s := NewSession("normal")
+	e.AddSession(s) // runs as the default user: the ACL check's fast path
 	keys := make([][]byte, 100000)
 	for i := range keys {
 		keys[i] = []byte("lock:" + strconv.Itoa(i))
@@ -37,6 +38,7 @@ func BenchmarkGet(b *testing.B) {
 	}
 	defer e.Close()
 	s := NewSession("normal")
+	e.AddSession(s) // runs as the default user: the ACL check's fast path
 	args := [][]byte{[]byte("GET"), []byte("lock:1")}
 	var rec Recorder
 	b.ReportAllocs()
@@ -56,6 +58,7 @@ func BenchmarkGetLive(b *testing.B) {
 	}
 	defer e.Close()
 	s := NewSession("normal")
+	e.AddSession(s) // runs as the default user: the ACL check's fast path
 	var rec Recorder
 	set := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("PX"), []byte("30000")}
 	e.Dispatch(s, nil, set, &rec)
@@ -65,5 +68,60 @@ func BenchmarkGetLive(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		rec.Reset()
 		e.Dispatch(s, nil, args, &rec)
+	}
+}
+
+// BenchmarkSetNXPXTeamUser is BenchmarkSetNXPX as a user restricted to a
+// key prefix and a few commands: the full ACL check (command bit, one key
+// pattern) on every command.
+func BenchmarkSetNXPXTeamUser(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if msg := e.aclStringSetUser("team-a", []string{"on", "nopass", "~lock:team-a:*", "+@all", "-@dangerous"}); msg != "" {
+		b.Fatal(msg)
+	}
+	s := NewSession("normal")
+	e.AddSession(s)
+	s.user.Store(e.LookupUser("team-a"))
+	keys := make([][]byte, 100000)
+	for i := range keys {
+		keys[i] = []byte("lock:team-a:" + strconv.Itoa(i))
+	}
+	args := [][]byte{[]byte("SET"), nil, []byte("tok"), []byte("NX"), []byte("PX"), []byte("30000")}
+	var rec Recorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		args[1] = keys[i%len(keys)]
+		rec.Reset()
+		e.Dispatch(s, nil, args, &rec)
+		if rec.Replies[0].Kind == KindError {
+			b.Fatal(rec.Replies[0])
+		}
+	}
+}
+
+// BenchmarkACLCheckDefaultUser is the ACL check alone for the default
+// user (allowed everything): the cost every command pays.
+func BenchmarkACLCheckDefaultUser(b *testing.B) {
+	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	s := NewSession("normal")
+	e.AddSession(s)
+	args := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("NX"), []byte("PX"), []byte("30000")}
+	cmd := e.Table.Lookup(args)
+	var rec Recorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if e.aclRefuses(s, cmd, args, &rec) {
+			b.Fatal("refused")
+		}
 	}
 }

@@ -16,4 +16,5 @@ func (e *Engine) registerBuiltins() {
 	e.Register(objectCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(lockCommands()...)
+	e.Register(aclCommands()...)
 }

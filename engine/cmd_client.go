@@ -210,7 +210,9 @@ func appendClientInfo(b []byte, ci ClientInfo) []byte {
 	b = strconv.AppendInt(b, int64(ci.Multi), 10)
 	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
 	b = append(b, cmd...)
-	b = append(b, " user=default redir="...)
+	b = append(b, " user="...)
+	b = append(b, ci.User...)
+	b = append(b, " redir="...)
 	b = strconv.AppendInt(b, ci.Redir, 10)
 	b = append(b, " resp="...)
 	proto := ci.Proto
@@ -276,6 +278,7 @@ type killFilter struct {
 	typ         clientType
 	anyType     bool
 	skipMe      bool
+	user        *User
 }
 
 // cmdClientKill handles CLIENT KILL addr (old form: may kill the caller,
@@ -315,11 +318,12 @@ func cmdClientKill(c *Call) {
 			case EqualFold(opt, "laddr"):
 				f.laddr = val
 			case EqualFold(opt, "user"):
-				// The only user is "default", and every client is it.
-				if string(val) != "default" {
+				u := c.E.LookupUser(string(val))
+				if u == nil {
 					c.Errf("ERR No such user '%s'", val)
 					return
 				}
+				f.user = u
 			case EqualFold(opt, "skipme"):
 				switch {
 				case EqualFold(val, "yes"):
@@ -344,6 +348,7 @@ func cmdClientKill(c *Call) {
 			f.laddr != nil && ci.LAddr != string(f.laddr) ||
 			!f.anyType && typeOf(ci) != f.typ ||
 			f.id != 0 && ci.ID != f.id ||
+			f.user != nil && s.user.Load() != f.user ||
 			f.skipMe && s == c.S {
 			continue
 		}

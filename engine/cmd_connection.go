@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"math"
 )
@@ -88,20 +86,22 @@ func cmdQuit(c *Call) {
 	c.OK()
 }
 
-// checkPassword reports whether user/pass log in. There are no ACL users:
-// only "default" exists, and without requirepass it takes any password.
-// The comparison takes the same time whatever the password's length or
-// content, so that it leaks nothing.
-func (e *Engine) checkPassword(user, pass []byte) bool {
-	if string(user) != "default" {
+// authenticate is Redis's ACLAuthenticateUser: a session whose user and
+// password match logs in as that user; a failure is logged (ACL LOG,
+// reason auth, the command's name as typed).
+func (e *Engine) authenticate(c *Call, user, pass []byte) bool {
+	u := e.checkUserCredentials(user, pass)
+	if u == nil {
+		ctx := aclCtxToplevel
+		if c.S.InMulti() {
+			ctx = aclCtxMulti
+		}
+		e.aclLog(c.S, aclDeniedAuth, ctx, string(c.Args[0]), string(user))
 		return false
 	}
-	if e.cfg.RequirePass == "" {
-		return true
-	}
-	got := sha256.Sum256(pass)
-	want := sha256.Sum256([]byte(e.cfg.RequirePass))
-	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	c.S.Authenticated = true
+	c.S.user.Store(u)
+	return true
 }
 
 func cmdAuth(c *Call) {
@@ -111,7 +111,7 @@ func cmdAuth(c *Call) {
 	}
 	user, pass := []byte("default"), c.Args[1]
 	if len(c.Args) == 2 {
-		if c.E.cfg.RequirePass == "" {
+		if c.E.acl.def.load().flags&userNopass != 0 {
 			c.Err(ErrNoPasswordSet)
 			return
 		}
@@ -120,11 +120,10 @@ func cmdAuth(c *Call) {
 	}
 	// A failed AUTH leaves an authenticated client authenticated, as in
 	// Redis.
-	if !c.E.checkPassword(user, pass) {
+	if !c.E.authenticate(c, user, pass) {
 		c.Err(ErrWrongPass)
 		return
 	}
-	c.S.Authenticated = true
 	c.OK()
 }
 
@@ -163,11 +162,10 @@ func cmdHello(c *Call) {
 		opt := c.Args[j]
 		switch {
 		case EqualFold(opt, "auth") && more >= 2:
-			if !c.E.checkPassword(c.Args[j+1], c.Args[j+2]) {
+			if !c.E.authenticate(c, c.Args[j+1], c.Args[j+2]) {
 				c.Err(ErrWrongPass)
 				return
 			}
-			c.S.Authenticated = true
 			j += 2
 		case EqualFold(opt, "setname") && more >= 1:
 			if err := validClientName(c.Args[j+1]); err != nil {
@@ -225,6 +223,8 @@ func cmdReset(c *Call) {
 	s.SelectDB(0)
 	s.SetProto(2)
 	s.SetName("")
-	s.Authenticated = c.E.cfg.RequirePass == ""
+	// Back to the default user; a Go API session too, which then obeys
+	// the default user's rules and password like a connection.
+	c.E.setDefaultAuth(s)
 	c.W.Status("RESET")
 }

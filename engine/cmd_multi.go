@@ -104,7 +104,11 @@ func cmdExec(c *Call) {
 	}
 	c.W.Array(len(m.queue))
 	for _, q := range m.queue {
-		// Checked when queued: run, as Redis's execCommand calls call().
+		// Checked when queued: run, as Redis's execCommand calls call(),
+		// unless the ACL rules changed since.
+		if c.E.aclExecRefuses(s, q.cmd, q.args, c.W) {
+			continue
+		}
 		c.E.run(s, c.Tx, q.cmd, q.args, c.W, time.Now())
 	}
 }

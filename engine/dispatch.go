@@ -11,9 +11,9 @@ import (
 // run in Redis's order:
 //
 //	lookup, arity, authentication, commands refused inside MULTI,
-//	(scripts: noscript commands, writes from read-only scripts),
-//	OOM, MISCONF (guards.go), subscribed RESP2 context, BUSY
-//	(guards.go), pause, MULTI queueing,
+//	ACL permissions, (scripts: noscript commands, ACL permissions, writes
+//	from read-only scripts), OOM, MISCONF (guards.go), subscribed RESP2
+//	context, BUSY (guards.go), pause, MULTI queueing,
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
@@ -22,7 +22,7 @@ import (
 // tx is nil for a command that opens its own transaction (a client's), the
 // running transaction for a script's redis.call. EXEC runs its queue with
 // call directly, as Redis's execCommand does: the commands were checked
-// when they were queued.
+// when they were queued (and their ACL permissions are checked again).
 func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 	if len(args) == 0 {
 		return
@@ -57,6 +57,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	if s.InMulti() && cmd.Flags.Has(FlagNoMulti) {
 		e.reject(s, cmd, w, errNotInMulti)
+		return cmd
+	}
+	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
 		return cmd
 	}
 	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
@@ -110,6 +113,7 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 		e.reject(s, cmd, w, errScriptWrongArity)
 	case cmd.Flags.Has(FlagNoScript):
 		e.reject(s, cmd, w, errScriptNotAllowed)
+	case e.aclRefuses(s, cmd, args, w): // ACL permissions (acl_check.go)
 	case s.ScriptReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		e.reject(s, cmd, w, errScriptWriteFromReadOnly)
 	default:

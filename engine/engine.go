@@ -24,9 +24,12 @@ const Version = "7.0.15"
 type Config struct {
 	Databases   int    // default 16, at most 256
 	RequirePass string // empty: no authentication
-	Clock       *Clock // default: a real clock
-	Path        string // buntdb file; "" keeps the keyspace in memory
-	Logf        func(level, format string, args ...any)
+	// ACLFile is redis.conf's aclfile: the users, loaded by LoadACLFile
+	// and ACL LOAD, written by ACL SAVE (acl_file.go).
+	ACLFile string
+	Clock   *Clock // default: a real clock
+	Path    string // buntdb file; "" keeps the keyspace in memory
+	Logf    func(level, format string, args ...any)
 
 	// Persistence (persist.go): with AppendOnly the keyspace lives in
 	// Dir/AppendFilename (default appendonly.aof), fsynced as AppendFsync
@@ -133,6 +136,7 @@ type Engine struct {
 	persist *persister   // nil when the keyspace is in memory (persist.go)
 	fence   *fence       // the restart fence (fence.go)
 	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
+	acl     aclState     // ACL users and log (acl.go)
 	tokens  tokenCounter // fencing tokens (token.go)
 
 	txPool  sync.Pool
@@ -220,6 +224,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
+	e.initACL()
 	e.txPool.New = func() any {
 		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
 		tx.runFn = tx.run
@@ -479,6 +484,7 @@ func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 func (e *Engine) AddSession(s *Session) {
 	s.ID = e.nextID.Add(1)
 	if s.Kind == KindClient {
+		e.addSessionAuth(s)
 		e.clientsMu.Lock()
 		e.clients[s.ID] = s
 		e.clientsMu.Unlock()
@@ -522,8 +528,18 @@ func (e *Engine) ClientCount() int {
 }
 
 // NeedsAuth reports whether s must authenticate before running commands.
+// As Redis's authRequired: a session must log in while the default user
+// has a password or is off, and a session whose user was deleted must log
+// in again (it is being closed).
 func (e *Engine) NeedsAuth(s *Session) bool {
-	return e.cfg.RequirePass != "" && !s.Authenticated
+	if u := s.user.Load(); u != nil && u.deleted.Load() {
+		return true
+	}
+	if s.Authenticated {
+		return false
+	}
+	r := e.acl.def.load()
+	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }
 
 func randByte() byte { return byte(rand.IntN(256)) }

@@ -392,21 +392,6 @@ func misconfMessage(err error) string {
 	return "MISCONF Errors writing to the AOF file: " + strerror(err)
 }
 
-// strerror is what C's strerror says of err's errno ("No space left on
-// device"); Go spells the same texts in lower case. Errors without an
-// errno keep their own text.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		msg := errno.Error()
-		if msg != "" && msg[0] >= 'a' && msg[0] <= 'z' {
-			msg = string(msg[0]-'a'+'A') + msg[1:]
-		}
-		return msg
-	}
-	return err.Error()
-}
-
 // errnoOf is err's errno, 0 when it has none (INFO's aof_last_write_errno).
 func errnoOf(err error) int {
 	var errno syscall.Errno

@@ -27,6 +27,11 @@ type Session struct {
 	Authenticated bool
 	Proto         int // 2 or 3
 
+	// user is the ACL user the session runs as (acl.go); nil for the Go
+	// API's sessions, which may run anything. Other connections read it
+	// (CLIENT LIST, ACL DELUSER).
+	user atomic.Pointer[User]
+
 	// CloseAfterReply asks the connection to close once the current reply
 	// is written (QUIT).
 	CloseAfterReply bool
@@ -121,6 +126,9 @@ func NewSession(kind string) *Session {
 	s.Multi.Store(-1)
 	return s
 }
+
+// User is the session's ACL user, nil for a Go API session.
+func (s *Session) User() *User { return s.user.Load() }
 
 // Subscriptions counts the channels, patterns and shard channels the
 // session is subscribed to.
@@ -289,6 +297,7 @@ type ClientInfo struct {
 	TrackFlags          string // t, R, B (tracking.go)
 	Redir               int64  // redirect of a tracking client, else -1
 	NoEvict             bool
+	User                string // ACL user; "default" for sessions without one
 }
 
 // Info snapshots the session for other goroutines.
@@ -299,6 +308,10 @@ func (s *Session) Info(now time.Time) ClientInfo {
 	if flags == "" {
 		flags = "N"
 	}
+	user := "default"
+	if u := s.user.Load(); u != nil {
+		user = u.name
+	}
 	return ClientInfo{
 		ID: s.ID, Addr: s.addr, LAddr: s.laddr, Name: s.name,
 		LibName: s.libName, LibVer: s.libVer,
@@ -306,5 +319,6 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
 		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
 		Proto: s.proto, TrackFlags: s.trackFlags, Redir: s.redir, NoEvict: s.noEvict,
+		User: user,
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 // Flags describe a command: Redis's flags (COMMAND INFO) and lockredis's
 // internal ones, read from commands.json.
-type Flags uint32
+type Flags uint64
 
 const (
 	FlagWrite           Flags = 1 << iota // modifies the keyspace
@@ -41,6 +41,14 @@ const (
 	FlagRunsScript     // runs a script (EVAL...): the commands it calls are what it reads
 	FlagEndsMulti      // ends a MULTI (EXEC, DISCARD, QUIT, RESET): not refused for memory while queuing (guards.go)
 	FlagDiskCheck      // refused with MISCONF on a failing disk although not a write (PING, as Redis's processCommand)
+
+	// Channels for ACL checks (Redis keeps them in a table of its own,
+	// commands_with_channels): the first argument is a channel published
+	// to, or every argument a channel (or, with FlagChannelPattern, a
+	// pattern) subscribed to.
+	FlagChannelPublish
+	FlagChannelSubscribe
+	FlagChannelPattern
 )
 
 type flagName struct {
@@ -83,6 +91,9 @@ var lockredisFlagNames = []flagName{
 	{FlagEndsMulti, "ends_multi"},
 	{FlagDiskCheck, "disk_check"},
 	{FlagRunsScript, "runs_script"},
+	{FlagChannelPublish, "channel_publish"},
+	{FlagChannelSubscribe, "channel_subscribe"},
+	{FlagChannelPattern, "channel_pattern"},
 }
 
 // Has reports whether all of f's bits are set.
@@ -117,15 +128,69 @@ type Command struct {
 	parent *Command
 	subs   map[string]*Command
 
+	aclID   int    // the command's bit in ACL selectors (acl.go)
+	aclCats uint32 // its ACL categories as bits
+
 	stats commandStats // INFO commandstats (stats.go)
 }
 
 // Table is the command table.
 type Table struct {
 	cmds map[string]*Command
+
+	// ACL command ids, kept by full name so that a command registered
+	// again keeps its bit, and every command and subcommand in the order
+	// ACL rules walk them (acl.go).
+	aclIDs  map[string]int
+	aclList []*Command
 }
 
-func newTable() *Table { return &Table{cmds: make(map[string]*Command)} }
+func newTable() *Table {
+	return &Table{cmds: make(map[string]*Command), aclIDs: make(map[string]int)}
+}
+
+// aclIDFor returns the ACL bit of a command's full name, assigning the
+// next free one the first time; the last bit stays unassigned
+// (aclFutureBit).
+func (t *Table) aclIDFor(fullName string) int {
+	id, ok := t.aclIDs[fullName]
+	if !ok {
+		id = len(t.aclIDs)
+		if id >= aclFutureBit {
+			panic("engine: too many commands for the ACL bitmap")
+		}
+		t.aclIDs[fullName] = id
+	}
+	return id
+}
+
+// aclCommands lists every command and, after each container, its
+// subcommands, sorted by name.
+func (t *Table) aclCommands() []*Command { return t.aclList }
+
+func (t *Table) rebuildACLList() {
+	t.aclList = t.aclList[:0]
+	for _, c := range t.All() {
+		t.aclList = append(t.aclList, c)
+		subs := append([]*Command(nil), c.Subcommands...)
+		sort.Slice(subs, func(i, j int) bool { return subs[i].Name < subs[j].Name })
+		t.aclList = append(t.aclList, subs...)
+	}
+}
+
+// aclLookup finds a command by name for an ACL rule, as Redis's
+// ACLLookupCommand: "name" or "container|sub", any case.
+func (t *Table) aclLookup(name string) *Command {
+	base, sub, hasSub := strings.Cut(name, "|")
+	cmd := t.Get([]byte(base))
+	if cmd == nil || !hasSub {
+		return cmd
+	}
+	if cmd.subs == nil || strings.Contains(sub, "|") {
+		return nil
+	}
+	return cmd.Sub([]byte(sub))
+}
 
 // Register adds commands, replacing any of the same name. Other packages
 // register theirs here (luasvc the EVAL family, pubsub SUBSCRIBE...). A
@@ -135,17 +200,20 @@ func (t *Table) Register(cmds ...*Command) {
 	for _, c := range cmds {
 		c.Name = strings.ToLower(c.Name)
 		c.Spec = attachSpec(c.Spec, c.Name, c.Name)
+		c.aclID, c.aclCats = t.aclIDFor(c.FullName), aclCategoryBits(c.ACLCategories)
 		if len(c.Subcommands) > 0 {
 			c.subs = make(map[string]*Command, len(c.Subcommands))
 			for _, sc := range c.Subcommands {
 				sc.Name = strings.ToLower(sc.Name)
 				sc.Spec = attachSpec(sc.Spec, sc.Name, c.Name+"|"+sc.Name)
 				sc.parent = c
+				sc.aclID, sc.aclCats = t.aclIDFor(sc.FullName), aclCategoryBits(sc.ACLCategories)
 				c.subs[sc.Name] = sc
 			}
 		}
 		t.cmds[c.Name] = c
 	}
+	t.rebuildACLList()
 }
 
 // attachSpec returns the spec of fullName from commands.json, or given

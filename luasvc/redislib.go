@@ -99,13 +99,6 @@ func (v *vm) args(L *lua.LState) ([][]byte, string) {
 	return v.cmdv[start:len(v.cmdv):len(v.cmdv)], ""
 }
 
-// resolve finds the command for argv as redis.acl_check_cmd does: a
-// known command with a valid number of arguments.
-func (v *vm) resolve(argv [][]byte) (*engine.Command, bool) {
-	cmd := v.svc.e.Table.Lookup(argv)
-	return cmd, cmd != nil && cmd.ArityOK(len(argv))
-}
-
 // redisCall is redis.call (raises set) and redis.pcall.
 func (v *vm) redisCall(L *lua.LState, raises bool) int {
 	if v.call == nil {
@@ -274,11 +267,11 @@ func (v *vm) redisACLCheckCmd(L *lua.LState) int {
 	if bad != "" {
 		L.Error(errorTable(L, "ERR "+bad, false), 0)
 	}
-	_, ok := v.resolve(argv)
+	allowed, ok := v.svc.e.UserCan(v.sess, argv)
 	v.cmdv = v.cmdv[:start]
 	if !ok {
 		L.Error(errorTable(L, "ERR Invalid command passed to redis.acl_check_cmd()", false), 0)
 	}
-	L.Push(lua.LTrue)
+	L.Push(lua.LBool(allowed))
 	return 1
 }

@@ -193,3 +193,23 @@ func (h *Hub) Close() {
 		s.Close()
 	}
 }
+
+// SubscriptionsOf calls fn with each channel, shard channel and pattern
+// (pattern true) the session is subscribed to, until fn returns false.
+// The engine uses it to disconnect the subscribers whose ACL user lost
+// access to one of them.
+func (h *Hub) SubscriptionsOf(sess *engine.Session, fn func(name string, pattern bool) bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	s := h.bySess[sess]
+	if s == nil {
+		return
+	}
+	for k := range s.subs {
+		for name := range s.subs[k] {
+			if !fn(name, kind(k) == kindPattern) {
+				return
+			}
+		}
+	}
+}

@@ -89,6 +89,8 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.bind = strings.Fields(strings.Join(args, " "))
 	case "requirepass":
 		cfg.requirepass, err = one()
+	case "aclfile":
+		cfg.aclfile, err = one()
 	case "maxclients":
 		cfg.maxclients, err = num()
 	case "databases":
@@ -150,6 +152,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("port", func() { out.port = cli.port })
 	set("bind", func() { out.bind = cli.bind })
 	set("requirepass", func() { out.requirepass = cli.requirepass })
+	set("aclfile", func() { out.aclfile = cli.aclfile })
 	set("maxclients", func() { out.maxclients = cli.maxclients })
 	set("databases", func() { out.databases = cli.databases })
 	set("dir", func() { out.dir = cli.dir })

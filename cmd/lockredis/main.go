@@ -31,6 +31,7 @@ type config struct {
 	port         int
 	bind         []string
 	requirepass  string
+	aclfile      string
 	maxclients   int
 	databases    int
 	dir          string
@@ -73,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
 	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
 	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
+	fs.StringVar(&cfg.aclfile, "aclfile", "", "ACL users file (ACL LOAD/SAVE); loaded at start")
 	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
 	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
 	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
@@ -166,6 +168,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	opts := lockredis.Options{
 		Addrs:            addrs,
 		Password:         cfg.requirepass,
+		ACLFile:          cfg.aclfile,
 		Databases:        cfg.databases,
 		MaxClients:       cfg.maxclients,
 		Logf:             logf,
@@ -194,6 +197,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepalive),
 			"maxmemory":      cfg.maxmemory, // checked and applied by the engine
 			"config_file":    configFile,
+			"aclfile":        cfg.aclfile,
 		},
 	}
 	tlsOptions(cfg, tlsCfg, &opts)

@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"errors"
+	"time"
+)
+
+// The ACL permission check, Redis 7.0's ACLCheckAllPerm: a command runs
+// when one of its user's selectors allows the command (or subcommand, or
+// its first argument), every key it names with the access its key specs
+// declare, and every channel it publishes or subscribes to. Dispatch
+// calls aclRefuses at Redis's place in processCommand (after the MULTI
+// check, before subscribed mode) and at scriptCall's (after noscript);
+// EXEC checks its queue again when it runs.
+//
+// A user allowed every command, key and channel (the default user unless
+// configured otherwise) costs two atomic loads and a flag test: no key is
+// looked at.
+
+// aclResult is Redis's ACL_OK / ACL_DENIED_*, in its order (a larger
+// value is the more relevant error when selectors disagree).
+type aclResult int
+
+const (
+	aclOK aclResult = iota
+	aclDeniedCmd
+	aclDeniedKey
+	aclDeniedAuth
+	aclDeniedChannel
+)
+
+// Contexts of ACL log entries.
+const (
+	aclCtxToplevel = "toplevel"
+	aclCtxMulti    = "multi"
+	aclCtxLua      = "lua"
+)
+
+// keyCache holds a command's keys between selectors.
+type keyCache struct {
+	done bool
+	keys []keyRef
+}
+
+func (kc *keyCache) get(cmd *Command, args [][]byte) []keyRef {
+	if !kc.done {
+		kc.done = true
+		kc.keys, _ = commandKeys(cmd, args)
+	}
+	return kc.keys
+}
+
+// keyPerm is the access a key spec's flags ask for.
+func keyPerm(flags []string) uint8 {
+	var p uint8
+	for _, f := range flags {
+		switch f {
+		case "access":
+			p |= aclPermRead
+		case "insert", "delete", "update":
+			p |= aclPermWrite
+		}
+	}
+	return p
+}
+
+// keyAllowed is ACLSelectorCheckKey.
+func (s *aclSelector) keyAllowed(key []byte, perm uint8) bool {
+	if s.allKeys {
+		return true
+	}
+	for _, p := range s.keys {
+		if p.perm&perm == perm && Glob(StringBytes(p.pattern), key, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// check is ACLSelectorCheckCmd; idx is the argument a key or channel
+// denial is about.
+func (s *aclSelector) check(cmd *Command, args [][]byte, kc *keyCache) (aclResult, int) {
+	if !s.allCommands && !cmd.Flags.Has(FlagNoAuth) && !s.allowed.get(cmd.aclID) {
+		allowed := false
+		if len(args) >= 2 {
+			idx := 1
+			if cmd.parent != nil {
+				idx = 2
+			}
+			for _, a := range s.firstArgs[cmd.aclID] {
+				if idx < len(args) && EqualFold(args[idx], a) {
+					allowed = true
+					break
+				}
+			}
+		}
+		if !allowed {
+			return aclDeniedCmd, 0
+		}
+	}
+	if !s.allKeys && cmd.HasKeys() || !s.allKeys && cmd.MovableKeys() {
+		for _, k := range kc.get(cmd, args) {
+			if !s.keyAllowed(args[k.pos], keyPerm(k.flags)) {
+				return aclDeniedKey, k.pos
+			}
+		}
+	}
+	if !s.allChannels && cmd.Flags&(FlagChannelPublish|FlagChannelSubscribe) != 0 {
+		last := len(args) - 1
+		if cmd.Flags.Has(FlagChannelPublish) {
+			last = min(1, last)
+		}
+		pattern := cmd.Flags.Has(FlagChannelPattern)
+		for i := 1; i <= last; i++ {
+			if !channelAllowed(s.channels, args[i], pattern) {
+				return aclDeniedChannel, i
+			}
+		}
+	}
+	return aclOK, 0
+}
+
+// checkRules is ACLCheckAllUserCommandPerm.
+func checkRules(r *userRules, cmd *Command, args [][]byte) (aclResult, int) {
+	if r.all {
+		return aclOK, 0
+	}
+	relevant, last := aclDeniedCmd, 0
+	var kc keyCache
+	for _, s := range r.selectors {
+		res, idx := s.check(cmd, args, &kc)
+		if res == aclOK {
+			return aclOK, 0
+		}
+		if res > relevant || (res == relevant && idx > last) {
+			relevant, last = res, idx
+		}
+	}
+	return relevant, last
+}
+
+// sessionUser is the user whose permissions apply to s: a script's
+// caller's for redis.call; nil (anything goes) for the Go API.
+func sessionUser(s *Session) *User {
+	if s.Kind == KindScript {
+		if s.ScriptCaller == nil {
+			return nil
+		}
+		s = s.ScriptCaller.S
+	}
+	return s.user.Load()
+}
+
+var (
+	errNopermKey     = errors.New("NOPERM this user has no permissions to access one of the keys used as arguments")
+	errNopermChannel = errors.New("NOPERM this user has no permissions to access one of the channels used as arguments")
+)
+
+// aclRefuses checks a client's command (Dispatch) or a script's
+// redis.call; a refusal is logged (ACL LOG) and answered.
+func (e *Engine) aclRefuses(s *Session, cmd *Command, args [][]byte, w Writer) bool {
+	u := sessionUser(s)
+	if u == nil {
+		return false
+	}
+	r := u.load()
+	if r.all {
+		return false
+	}
+	res, idx := checkRules(r, cmd, args)
+	if res == aclOK {
+		return false
+	}
+	ctx := aclCtxToplevel
+	switch {
+	case s.Kind == KindScript:
+		ctx = aclCtxLua
+	case s.InMulti():
+		ctx = aclCtxMulti
+	}
+	e.aclLogDenial(s, u, res, ctx, cmd, args, idx)
+	var err error
+	switch {
+	case s.Kind == KindScript:
+		err = errors.New("ERR The user executing the script " + aclScriptMessage(res))
+	case res == aclDeniedCmd:
+		err = errors.New("NOPERM this user has no permissions to run the '" + cmd.FullName + "' command")
+	case res == aclDeniedKey:
+		err = errNopermKey
+	default:
+		err = errNopermChannel
+	}
+	e.reject(s, cmd, w, err)
+	return true
+}
+
+// aclScriptMessage is Redis's getAclErrorMessage.
+func aclScriptMessage(res aclResult) string {
+	switch res {
+	case aclDeniedCmd:
+		return "can't run this command or subcommand"
+	case aclDeniedKey:
+		return "can't access at least one of the keys mentioned in the command arguments"
+	case aclDeniedChannel:
+		return "can't publish to the channel mentioned in the command"
+	}
+	return "lacking the permissions for the command"
+}
+
+// aclExecRefuses checks a queued command again when EXEC runs it, in case
+// the rules changed since it was queued (Redis's execCommand).
+func (e *Engine) aclExecRefuses(s *Session, cmd *Command, args [][]byte, w Writer) bool {
+	u := sessionUser(s)
+	if u == nil {
+		return false
+	}
+	r := u.load()
+	if r.all {
+		return false
+	}
+	res, idx := checkRules(r, cmd, args)
+	if res == aclOK {
+		return false
+	}
+	var reason string
+	switch res {
+	case aclDeniedCmd:
+		reason = "no permission to execute the command or subcommand"
+	case aclDeniedKey:
+		reason = "no permission to touch the specified keys"
+	default:
+		reason = "no permission to access one of the channels used as arguments"
+	}
+	e.aclLogDenial(s, u, res, aclCtxMulti, cmd, args, idx)
+	w.Error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason)
+	return true
+}
+
+// UserCan reports whether the user of s (a script's caller for a
+// script's session) may run args: redis.acl_check_cmd. ok is false when
+// no command matches.
+func (e *Engine) UserCan(s *Session, args [][]byte) (allowed, ok bool) {
+	cmd := e.Table.Lookup(args)
+	if cmd == nil {
+		return false, false
+	}
+	u := sessionUser(s)
+	if u == nil {
+		return true, true
+	}
+	res, _ := checkRules(u.load(), cmd, args)
+	return res == aclOK, true
+}
+
+// aclLogEntry is one entry of ACL LOG.
+type aclLogEntry struct {
+	count    int64
+	reason   aclResult
+	context  string
+	object   string
+	username string
+	ctime    time.Time
+	cinfo    string
+}
+
+// aclLogDenial records a refused command (addACLLogEntry).
+func (e *Engine) aclLogDenial(s *Session, u *User, res aclResult, ctx string, cmd *Command, args [][]byte, idx int) {
+	obj := cmd.FullName
+	if res == aclDeniedKey || res == aclDeniedChannel {
+		obj = string(args[idx])
+	}
+	e.aclLog(s, res, ctx, obj, u.name)
+}
+
+// aclLog adds an entry, or counts it in a similar one of the last ten
+// within a minute.
+func (e *Engine) aclLog(s *Session, res aclResult, ctx, object, username string) {
+	real := s
+	if s.Kind == KindScript && s.ScriptCaller != nil {
+		real = s.ScriptCaller.S
+	}
+	now := time.Now()
+	cinfo := string(appendClientInfo(nil, real.Info(now)))
+	e.acl.logMu.Lock()
+	defer e.acl.logMu.Unlock()
+	for i, le := range e.acl.log {
+		if i == 10 {
+			break
+		}
+		d := now.Sub(le.ctime)
+		if d < 0 {
+			d = -d
+		}
+		if le.reason == res && le.context == ctx && d <= time.Minute && le.object == object && le.username == username {
+			le.count++
+			le.ctime, le.cinfo = now, cinfo
+			copy(e.acl.log[1:i+1], e.acl.log[:i])
+			e.acl.log[0] = le
+			return
+		}
+	}
+	le := &aclLogEntry{count: 1, reason: res, context: ctx, object: object, username: username, ctime: now, cinfo: cinfo}
+	e.acl.log = append([]*aclLogEntry{le}, e.acl.log...)
+	if len(e.acl.log) > e.acl.logMax {
+		e.acl.log = e.acl.log[:e.acl.logMax]
+	}
+}

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The ACL file (Config.ACLFile, redis.conf's aclfile): one
+// "user <name> <rules...>" line per user, as ACL LIST prints them. It is
+// loaded when the server starts (LoadACLFile, once every command is
+// registered) and by ACL LOAD, written by ACL SAVE.
+
+// LoadACLFile loads Config.ACLFile, when there is one. The server calls it
+// once every package registered its commands; an error stops the start,
+// as redis-server aborts.
+func (e *Engine) LoadACLFile() error {
+	if e.cfg.ACLFile == "" {
+		return nil
+	}
+	if msg := e.aclLoadFromFile(nil, e.cfg.ACLFile); msg != "" {
+		return errors.New("Aborting Redis startup because of ACL errors: " + msg)
+	}
+	return nil
+}
+
+// aclLoadFromFile is Redis's ACLLoadFromFile: every line is checked, and
+// only a file without errors replaces the users. It returns the errors,
+// "" on success.
+func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
+	data, err := os.ReadFile(filename)
+	if err != nil {
+		return fmt.Sprintf("Error loading ACLs, opening file '%s': %s", filename, strerror(err))
+	}
+	users := map[string]*User{}
+	var errs strings.Builder
+	for i, line := range strings.Split(string(data), "\n") {
+		linenum := i + 1
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
+			continue
+		}
+		argv := strings.Split(line, " ")
+		if argv[0] != "user" || len(argv) < 2 {
+			fmt.Fprintf(&errs, "%s:%d should start with user keyword followed by the username. ", filename, linenum)
+			continue
+		}
+		if hasSpaces(argv[1]) {
+			fmt.Fprintf(&errs, "'%s:%d: username '%s' contains invalid characters. ", filename, linenum, argv[1])
+			continue
+		}
+		if users[argv[1]] != nil {
+			fmt.Fprintf(&errs, "WARNING: Duplicate user '%s' found on line %d. ", argv[1], linenum)
+			continue
+		}
+		u := &User{name: argv[1]}
+		users[argv[1]] = u
+		r := newUserRules()
+		merged, bad := mergeSelectorArgs(argv[2:])
+		if bad >= 0 {
+			fmt.Fprintf(&errs, "%s:%d: Unmatched parenthesis in selector definition.", filename, linenum)
+		}
+		syntaxErr := false
+		for _, op := range merged {
+			op = strings.Trim(op, "\t\r\n")
+			err := e.aclSetUser(r, op)
+			if err == nil {
+				continue
+			}
+			if err == aclErrUnknown {
+				fmt.Fprintf(&errs, "%s:%d: Error in applying operation '%s': %s. ", filename, linenum, op, err)
+			} else if !syntaxErr {
+				fmt.Fprintf(&errs, "%s:%d: %s. ", filename, linenum, err)
+				syntaxErr = true
+			}
+		}
+		u.rules.Store(r.seal())
+	}
+	if errs.Len() > 0 {
+		return errs.String() + "WARNING: ACL errors detected, no change to the previously active ACL rules was performed"
+	}
+	e.acl.mu.Lock()
+	old := e.acl.users
+	// The default user stays the same object (sessions point at it); it
+	// takes the file's rules, or a new default user's.
+	def := e.acl.def
+	if nd := users["default"]; nd != nil {
+		def.rules.Store(nd.load())
+	} else {
+		def.rules.Store(e.newDefaultUser().load())
+	}
+	users["default"] = def
+	e.acl.users = users
+	e.acl.mu.Unlock()
+	var gone []*User
+	for _, u := range old {
+		if u != def {
+			u.deleted.Store(true)
+			gone = append(gone, u)
+		}
+	}
+	if len(gone) > 0 {
+		e.killUserClients(self, gone)
+	}
+	return ""
+}
+
+// aclSaveToFile is Redis's ACLSaveToFile: every user as ACL LIST shows
+// it, written to a temporary file renamed over the old one.
+func (e *Engine) aclSaveToFile(filename string) error {
+	var b strings.Builder
+	for _, u := range e.sortedUsers() {
+		b.WriteString("user " + u.name + " " + e.describeUser(u.load()) + "\n")
+	}
+	tmp := filename + ".tmp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		e.cfg.Logf("warning", "Opening temp ACL file for ACL SAVE: %v", err)
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		e.cfg.Logf("warning", "Writing ACL file for ACL SAVE: %v", err)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filename); err != nil {
+		os.Remove(tmp)
+		e.cfg.Logf("warning", "Renaming ACL file for ACL SAVE: %v", err)
+		return err
+	}
+	return nil
+}
+
+// splitArgsString splits a selector's rules as Redis's sdssplitargs:
+// spaces separate, "..." with escapes and '...' quote; a closing quote
+// must end the argument.
+func splitArgsString(line string) ([]string, bool) {
+	var out []string
+	i := 0
+	for {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i >= len(line) {
+			return out, true
+		}
+		var cur []byte
+		inDq, inSq := false, false
+		for done := false; !done; {
+			if i >= len(line) {
+				if inDq || inSq {
+					return nil, false
+				}
+				break
+			}
+			c := line[i]
+			switch {
+			case inDq:
+				switch {
+				case c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]):
+					v, _ := strconv.ParseUint(line[i+2:i+4], 16, 8)
+					cur = append(cur, byte(v))
+					i += 3
+				case c == '\\' && i+1 < len(line):
+					i++
+					switch line[i] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[i])
+					}
+				case c == '"':
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, c)
+				}
+			case inSq:
+				switch {
+				case c == '\\' && i+1 < len(line) && line[i+1] == '\'':
+					i++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inDq = true
+				case '\'':
+					inSq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if i < len(line) {
+				i++
+			}
+		}
+		out = append(out, string(cur))
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
