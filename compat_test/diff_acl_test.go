@@ -241,12 +241,6 @@ func hexOfLen(cmd string) diffStep {
 	}}
 }
 
-// newerCommands are lockredis commands redis-server 7.0 does not have.
-var newerCommands = map[string]bool{
-	"waitaof": true, "client|no-touch": true, "client|setinfo": true, "lock.token": true,
-	"lock.check": true, "delex": true, "digest": true, "delifeq": true,
-}
-
 // sameCommands compares lists of command names (ACL CAT category) as
 // sets, over the commands both servers have: Redis lists them in its hash
 // table's order, and has commands lockredis does not implement.
@@ -263,7 +257,7 @@ func sameCommands(cmd string) diffStep {
 		inLock := map[string]bool{}
 		for _, e := range b.elems {
 			inLock[e.blob] = true
-			if !inRedis[e.blob] && !newerCommands[e.blob] {
+			if !inRedis[e.blob] && !notInRedis70(e.blob) {
 				return false
 			}
 		}
