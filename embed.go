@@ -43,6 +43,16 @@ type Options struct {
 	Databases int
 	// MaxClients bounds connections; default 10000.
 	MaxClients int
+	// ProtectedMode is "yes" (the default, as in Redis) or "no": without
+	// a Password, clients not from 127.0.0.1 or ::1 are refused with
+	// Redis's DENIED message. See README "Protection and limits".
+	ProtectedMode string
+	// IdleTimeout closes clients idle that long (whole seconds, Redis's
+	// timeout); 0 never.
+	IdleTimeout time.Duration
+	// TCPKeepAlive is the keepalive period of accepted connections
+	// (tcp-keepalive); 0 means Redis's 300 s, negative turns it off.
+	TCPKeepAlive time.Duration
 	// Dir is where persistent files live; empty keeps everything in memory.
 	Dir string
 	// AppendOnly keeps the keyspace in Dir/AppendFilename (default
@@ -180,6 +190,25 @@ func (s *Server) Start() error {
 		maxClients = 10000
 	}
 	params["maxclients"] = strconv.Itoa(maxClients)
+	// Connection settings the engine owns (engine/protect.go); Params,
+	// as the CLI passes them, win over the typed options.
+	setDefault := func(k, v string) {
+		if _, ok := params[k]; !ok {
+			params[k] = v
+		}
+	}
+	if s.opts.ProtectedMode != "" {
+		setDefault("protected-mode", s.opts.ProtectedMode)
+	}
+	if s.opts.IdleTimeout > 0 {
+		setDefault("timeout", strconv.FormatInt(int64(s.opts.IdleTimeout/time.Second), 10))
+	}
+	switch {
+	case s.opts.TCPKeepAlive > 0:
+		setDefault("tcp-keepalive", strconv.FormatInt(int64(s.opts.TCPKeepAlive/time.Second), 10))
+	case s.opts.TCPKeepAlive < 0:
+		setDefault("tcp-keepalive", "0")
+	}
 	params["lockredis_version"] = Version
 	eng, err := engine.New(engine.Config{
 		Databases:   s.opts.Databases,

@@ -10,7 +10,7 @@ import (
 // processCommand (and, for scripts, scriptCall) in one function. The checks
 // run in Redis's order:
 //
-//	lookup, arity, authentication, commands refused inside MULTI,
+//	HTTP-looking names (protect.go), lookup, arity, authentication, commands refused inside MULTI,
 //	(scripts: noscript commands, writes from read-only scripts),
 //	subscribed RESP2 context, pause, MULTI queueing,
 //
@@ -39,6 +39,14 @@ func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 // dispatchClient is Dispatch for a client's command; it returns the
 // command found, nil for an unknown one.
 func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Command {
+	// An HTTP request sent to the port (cross-protocol scripting): Redis
+	// checks the name before anything else, so the connection closes
+	// before a header or the body can run, even inside MULTI. Only for
+	// connections: the Go API has no socket an attacker can reach.
+	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
+		e.crossProtocolAttack(s) // protect.go
+		return nil
+	}
 	cmd := e.Table.Lookup(args)
 	if cmd == nil {
 		e.reject(s, nil, w, unknownCommandOrSubcommand(e.Table, args))
@@ -198,7 +206,6 @@ func (e *Engine) rememberRead(c *Call) {
 	}
 	e.tracker.rememberCall(c.Tx, s, cmd, args)
 }
-
 
 // countingWriter passes a command's reply through and counts its error
 // replies in the engine's error statistics (INFO errorstats) and in the

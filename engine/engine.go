@@ -95,6 +95,7 @@ type Engine struct {
 	blocks      blockRegistry
 	expiries    expiryQueue // volatile keys by expiry; under the exclusive lock
 	tracker     tracker     // client-side caching (tracking.go)
+	net         netParams   // protected-mode, timeout, tcp-keepalive (protect.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -148,6 +149,10 @@ func New(cfg Config) (*Engine, error) {
 	if err := checkPersistConfig(&cfg); err != nil { // persist.go
 		return nil, err
 	}
+	netInit, err := parseNetParams(cfg.Params) // protect.go
+	if err != nil {
+		return nil, err
+	}
 	// fence.go: lock Dir, read the last run's marker, mark this one running.
 	fnc, err := newFence(cfg, path, cfg.Logf)
 	if err != nil {
@@ -198,6 +203,7 @@ func New(cfg Config) (*Engine, error) {
 		fence:    fnc,
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
+	e.net.set(netInit)
 	e.txPool.New = func() any {
 		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
 		tx.runFn = tx.run

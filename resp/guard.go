@@ -55,6 +55,9 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
+	}
 	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
 }
 
@@ -159,6 +162,10 @@ type guardConn struct {
 
 	// Sizes, from the constants above; tests make them small.
 	firstBuf, minHold, maxHold int
+
+	// lastIO is when the socket last gave or took bytes (unix seconds),
+	// Redis's lastinteraction, for the idle timeout (cron.go).
+	lastIO atomic.Int64
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -168,8 +175,10 @@ func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(leve
 	if logf == nil {
 		logf = func(string, string, ...any) {}
 	}
-	return &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf,
+	g := &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf,
 		firstBuf: minBuf, minHold: streamChunk, maxHold: maxHold}
+	g.lastIO.Store(time.Now().Unix())
+	return g
 }
 
 // Read hands redcon the next validated bytes, reading the socket only when
@@ -212,6 +221,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 func (g *guardConn) Write(b []byte) (int, error) {
 	n, err := g.Conn.Write(b)
 	g.stats.NetOutputBytes.Add(int64(n))
+	if n > 0 {
+		g.lastIO.Store(time.Now().Unix())
+	}
 	return n, err
 }
 
@@ -263,6 +275,7 @@ func (g *guardConn) fill() error {
 	if n > 0 {
 		g.w += n
 		g.stats.NetInputBytes.Add(int64(n))
+		g.lastIO.Store(time.Now().Unix())
 	}
 	if err == nil && n == 0 {
 		return nil

@@ -43,6 +43,7 @@ type Server struct {
 	serving sync.WaitGroup // one per Serve call until it returns
 	closed  bool
 	closing chan struct{} // closed by Close: wakes blocked commands
+	cron    sync.Once     // starts the cron (cron.go) with the first Serve
 }
 
 // client is one connection's state, kept in the redcon context.
@@ -55,6 +56,11 @@ type client struct {
 	// Set once the connection subscribed: redcon no longer serves it.
 	dc  redcon.DetachedConn
 	sub *pubsub.Subscriber
+
+	// busy is set while a command runs, including while it blocks or
+	// waits out a pause: the idle timeout spares such a client, as Redis
+	// spares CLIENT_BLOCKED ones (cron.go).
+	busy atomic.Bool
 }
 
 // New makes a server for eng. Call Serve to accept connections.
@@ -84,6 +90,13 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.serving.Add(1)
 	s.mu.Unlock()
 	defer s.serving.Done()
+	s.cron.Do(func() {
+		s.serving.Add(1)
+		go func() {
+			defer s.serving.Done()
+			s.runCron()
+		}()
+	})
 	// One redcon server per listener: its accept loop reads one listener
 	// and drops its connection table when that loop ends.
 	rs := redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
@@ -153,6 +166,13 @@ func (s *Server) accept(rc redcon.Conn) bool {
 		rc.WriteError(engine.ErrMaxClients.Error())
 		return false
 	}
+	// Protected mode (Redis's clientAcceptHandler): after the maxclients
+	// check, before the client exists; the text goes out, then the close.
+	if s.eng.ProtectedModeRefuses(rc.RemoteAddr()) {
+		s.eng.Stats.Rejected.Add(1)
+		rc.WriteError(engine.ErrProtectedMode.Error())
+		return false
+	}
 	sess := engine.NewSession("normal")
 	sess.SetAddrs(rc.RemoteAddr(), gc.LocalAddr().String())
 	s.eng.AddSession(sess)
@@ -210,8 +230,15 @@ func (s *Server) forget(c *client) {
 // handle runs one command read from a connection.
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
+	if c.sess.CloseAfterReply {
+		return // closing: nothing pipelined after QUIT or an HTTP header runs
+	}
 	s.runOne(c, cmd.Args)
 	if c.sess.CloseAfterReply && c.dc == nil {
+		// redcon would go on with the rest of what it read (the body of
+		// an HTTP POST, whatever follows QUIT): drop it, as Redis stops
+		// parsing a client it is closing.
+		rc.ReadPipeline()
 		rc.Close()
 	}
 }
@@ -227,6 +254,8 @@ func (s *Server) runOne(c *client, args [][]byte) {
 			c.flush()
 		}
 	}()
+	c.busy.Store(true)
+	defer c.busy.Store(false)
 	c.enc.Proto = c.sess.Proto
 	s.eng.Dispatch(c.sess, nil, args, &c.enc)
 	if b := c.sess.Blocked; b != nil {

@@ -14,8 +14,8 @@ import (
 // ignoredDirectives are redis.conf directives that mean nothing to
 // lockredis but appear in ordinary configs; they are accepted and skipped.
 var ignoredDirectives = map[string]bool{
-	"daemonize": true, "supervised": true, "pidfile": true, "protected-mode": true,
-	"tcp-backlog": true, "tcp-keepalive": true, "timeout": true, "stop-writes-on-bgsave-error": true,
+	"daemonize": true, "supervised": true, "pidfile": true,
+	"tcp-backlog": true, "stop-writes-on-bgsave-error": true,
 	"rdbcompression": true, "rdbchecksum": true, "dbfilename": true, "always-show-logo": true,
 	"set-proc-title": true, "hz": true, "dynamic-hz": true, "aof-use-rdb-preamble": true,
 	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
@@ -109,6 +109,12 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.luaTimeLimit, err = num()
 	case "save":
 		cfg.save = strings.Join(args, " ")
+	case "protected-mode":
+		cfg.protectedMode, err = one()
+	case "timeout":
+		cfg.timeout, err = num()
+	case "tcp-keepalive":
+		cfg.tcpKeepAlive, err = num()
 	case "restart-fence":
 		cfg.restartFence, err = one()
 	case "max-lock-ttl":
@@ -149,6 +155,9 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("lua-time-limit", func() { out.luaTimeLimit = cli.luaTimeLimit })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
+	set("protected-mode", func() { out.protectedMode = cli.protectedMode })
+	set("timeout", func() { out.timeout = cli.timeout })
+	set("tcp-keepalive", func() { out.tcpKeepAlive = cli.tcpKeepAlive })
 	return out
 }
 

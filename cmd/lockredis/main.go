@@ -43,6 +43,10 @@ type config struct {
 	luaTimeLimit int
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
+	// Protection and connection limits (README "Protection and limits").
+	protectedMode string // yes|no
+	timeout       int    // seconds a client may idle; 0 never
+	tcpKeepAlive  int    // seconds; 0 off
 }
 
 func defaults() config {
@@ -51,6 +55,7 @@ func defaults() config {
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
+		protectedMode: "yes", tcpKeepAlive: 300,
 	}
 }
 
@@ -77,6 +82,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
+		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
+	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
+	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -134,6 +143,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		logOut = f
 	}
 	logf := newLogger(logOut, cfg.loglevel)
+	// Redis's adjustOpenFilesLimit: room for maxclients, or fewer clients.
+	if mc, ok := adjustOpenFilesLimit(cfg.maxclients, logf); ok {
+		cfg.maxclients = mc
+	} else {
+		return 1
+	}
 
 	// Every bind address, "-" (optional) kept in front of host:port.
 	var addrs []string
@@ -168,6 +183,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"save":           cfg.save,
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
 			"config_file":    configFile,
+			"protected-mode": cfg.protectedMode,
+			"timeout":        strconv.Itoa(cfg.timeout),
+			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepAlive),
 		},
 	})
 	if err := srv.Start(); err != nil {
@@ -191,6 +209,18 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 		defer signal.Stop(ch)
 		stop = ch
+		// SIGHUP (a closed terminal, a careless "kill -HUP") would end
+		// the process, and a stop without the clean marker arms the
+		// restart fence; redis-server ignores it, and so do we, with a
+		// log line so that the operator sees it arrived.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for range hup {
+				logf("notice", "Received SIGHUP, ignored (lockredis does not reload its configuration)")
+			}
+		}()
 	}
 	sig := <-stop
 	logf("warning", "Received %v, scheduling shutdown...", sig)
@@ -244,6 +274,20 @@ func validate(cfg *config) error {
 	}
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
+	}
+	protected, err := engine.ParseYesNo("protected-mode", cfg.protectedMode)
+	if err != nil {
+		return err
+	}
+	cfg.protectedMode = "no"
+	if protected {
+		cfg.protectedMode = "yes"
+	}
+	if cfg.timeout < 0 {
+		return fmt.Errorf("--timeout must not be negative, got %d", cfg.timeout)
+	}
+	if cfg.tcpKeepAlive < 0 {
+		return fmt.Errorf("--tcp-keepalive must not be negative, got %d", cfg.tcpKeepAlive)
 	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
