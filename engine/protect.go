@@ -123,7 +123,10 @@ func isCrossProtocolCommand(name []byte) bool {
 
 // crossProtocolAttack closes a client that sent an HTTP request, as
 // Redis's securityWarningCommand: no reply, nothing after it runs, and a
-// warning at most once a minute.
+// warning at most once a minute. The connection closes at once (Close),
+// so that even the replies to the commands read with it ("GET / HTTP/1.1"
+// just before "Host:") are never sent: Redis frees such a client before
+// it writes them.
 func (e *Engine) crossProtocolAttack(s *Session) {
 	now := time.Now().Unix()
 	last := e.net.lastAttackLog.Load()
@@ -131,6 +134,9 @@ func (e *Engine) crossProtocolAttack(s *Session) {
 		e.cfg.Logf("warning", "%s", crossProtocolWarning)
 	}
 	s.CloseAfterReply = true
+	if s.Close != nil {
+		s.Close()
+	}
 }
 
 const crossProtocolWarning = "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted."
