@@ -24,7 +24,6 @@ func readUntilClosed(t *testing.T, c net.Conn) string {
 	return string(b)
 }
 
-
 // An HTTP request sent to the port is cross-protocol scripting: the server
 // must close the connection at "POST" or "Host:" and run nothing after it,
 // as redis-server 7.0 does, and log Redis's warning once a minute.
@@ -218,7 +217,6 @@ func portOf(addr string) int {
 	n, _ := strconv.Atoi(p)
 	return n
 }
-
 
 // SIGHUP is ignored (with a log line) as redis-server ignores it; the
 // server then still serves and stops cleanly on SIGTERM, so no restart

@@ -20,11 +20,15 @@ func adjustLimit(maxclients int, logf func(level, format string, args ...any),
 	}
 	const step = 16
 	best := maxfiles
+	// The last refusal, reported when the limit ends up short even if a
+	// lower attempt succeeded (Redis's setrlimit_error).
 	var setErr error = errors.New("unknown error")
 	for best > old {
-		if setErr = set(best); setErr == nil {
+		err := set(best)
+		if err == nil {
 			break
 		}
+		setErr = err
 		if best < step {
 			best = old
 			break
