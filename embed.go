@@ -61,6 +61,16 @@ type Options struct {
 	Databases int
 	// MaxClients bounds connections; default 10000.
 	MaxClients int
+	// ProtectedMode is "yes" (the default, as in Redis) or "no": without
+	// a Password, clients not from 127.0.0.1 or ::1 are refused with
+	// Redis's DENIED message. See README "Protection and limits".
+	ProtectedMode string
+	// IdleTimeout closes clients idle that long (whole seconds, Redis's
+	// timeout); 0 never.
+	IdleTimeout time.Duration
+	// TCPKeepAlive is the keepalive period of accepted connections
+	// (tcp-keepalive); 0 means Redis's 300 s, negative turns it off.
+	TCPKeepAlive time.Duration
 	// Dir is where persistent files live; empty keeps everything in memory.
 	Dir string
 	// AppendOnly keeps the keyspace in Dir/AppendFilename (default
@@ -96,9 +106,6 @@ type Options struct {
 	// dead owner after its connection closes, before it passes on, when
 	// LOCK.ACQUIRE gives no LOCKDELAY (CONFIG SET lock-delay); default 0.
 	LockDelay time.Duration
-	// TCPKeepAlive is tcp-keepalive: the idle time after which keepalive
-	// probes look for a vanished client; zero means 300 s, negative off.
-	TCPKeepAlive time.Duration
 	// LuaHardTimeLimit stops a script that runs longer and rolls its
 	// writes back, in case nobody sends SCRIPT KILL (lua-hard-time-limit).
 	// Zero means 60 s; negative means never (Redis's behaviour).
@@ -222,6 +229,25 @@ func (s *Server) Start() error {
 		maxClients = 10000
 	}
 	params["maxclients"] = strconv.Itoa(maxClients)
+	// Connection settings the engine owns (engine/protect.go); Params,
+	// as the CLI passes them, win over the typed options.
+	setDefault := func(k, v string) {
+		if _, ok := params[k]; !ok {
+			params[k] = v
+		}
+	}
+	if s.opts.ProtectedMode != "" {
+		setDefault("protected-mode", s.opts.ProtectedMode)
+	}
+	if s.opts.IdleTimeout > 0 {
+		setDefault("timeout", strconv.FormatInt(int64(s.opts.IdleTimeout/time.Second), 10))
+	}
+	switch {
+	case s.opts.TCPKeepAlive > 0:
+		setDefault("tcp-keepalive", strconv.FormatInt(int64(s.opts.TCPKeepAlive/time.Second), 10))
+	case s.opts.TCPKeepAlive < 0:
+		setDefault("tcp-keepalive", "0")
+	}
 	params["lockredis_version"] = Version
 	eng, err := engine.New(engine.Config{
 		Databases:   s.opts.Databases,
@@ -260,8 +286,7 @@ func (s *Server) Start() error {
 		closeAll()
 		return err
 	}
-	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub,
-		KeepAlive: s.opts.TCPKeepAlive})
+	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess = engine.NewSession(engine.KindEmbed)
 	for _, sess := range []*engine.Session{s.doSess, s.helperSess} {

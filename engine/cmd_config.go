@@ -94,7 +94,7 @@ var configParams = []configParam{
 		"volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}, settable: true},
 	{name: "maxmemory-samples", def: "5", kind: kindInt, min: 1, max: maxInt32, ignorable: true},
 	{name: "databases", def: "16", kind: kindInt, immutable: true},
-	{name: "timeout", def: "0", kind: kindInt, min: 0, max: maxInt32, ignorable: true},
+	{name: "timeout", def: "0", kind: kindInt, min: 0, max: maxInt32, settable: true},
 	{name: "port", def: "6379", kind: kindInt, min: 0, max: 65535},
 	{name: "bind", def: "* -::*"},
 	{name: "requirepass"},
@@ -106,8 +106,8 @@ var configParams = []configParam{
 	{name: "lua-hard-time-limit", def: "60000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	{name: "loglevel", def: "notice", kind: kindEnum, enum: []string{"debug", "verbose", "notice", "warning"}, ignorable: true},
 	{name: "logfile", immutable: true},
-	{name: "protected-mode", def: "yes", kind: kindBool},
-	{name: "tcp-keepalive", def: "300", kind: kindInt, min: 0, max: maxInt32, ignorable: true},
+	{name: "protected-mode", def: "yes", kind: kindBool, settable: true},
+	{name: "tcp-keepalive", def: "300", kind: kindInt, min: 0, max: maxInt32, settable: true},
 	{name: "tcp-backlog", def: "511", kind: kindInt, immutable: true},
 	{name: "hz", def: "10", kind: kindInt, min: 0, max: maxInt32, ignorable: true},
 	{name: "dynamic-hz", def: "yes", kind: kindBool, ignorable: true},
@@ -190,6 +190,16 @@ func (e *Engine) configValue(p configParam) string {
 		return e.cfg.RequirePass
 	case "lock-delay":
 		return strconv.FormatInt(e.locks.delayMs.Load(), 10)
+	// The connection settings live in the engine (protect.go).
+	case "protected-mode":
+		if e.net.protectedMode.Load() {
+			return "yes"
+		}
+		return "no"
+	case "timeout":
+		return strconv.FormatInt(e.net.idleTimeout.Load(), 10)
+	case "tcp-keepalive":
+		return strconv.FormatInt(e.net.keepAlive.Load(), 10)
 	// Persistence settings the engine runs with (persist.go) win over Params.
 	case "appendonly":
 		if e.cfg.AppendOnly {
@@ -341,6 +351,14 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 	case "tracking-table-max-keys":
 		n, _ := strconv.ParseInt(val, 10, 64)
 		e.SetTrackingTableMaxKeys(n)
+	case "protected-mode":
+		e.net.protectedMode.Store(val == "yes")
+	case "timeout":
+		n, _ := strconv.ParseInt(val, 10, 64)
+		e.net.idleTimeout.Store(n)
+	case "tcp-keepalive":
+		n, _ := strconv.ParseInt(val, 10, 64)
+		e.net.keepAlive.Store(n)
 	case "lock-delay":
 		n, _ := strconv.ParseInt(val, 10, 64)
 		e.locks.delayMs.Store(n)

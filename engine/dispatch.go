@@ -10,10 +10,11 @@ import (
 // processCommand (and, for scripts, scriptCall) in one function. The checks
 // run in Redis's order:
 //
-//	lookup, arity, authentication, commands refused inside MULTI,
-//	ACL permissions, (scripts: noscript commands, ACL permissions, writes
-//	from read-only scripts), OOM, MISCONF (guards.go), subscribed RESP2
-//	context, BUSY (guards.go), pause, MULTI queueing,
+//	HTTP-looking names (protect.go), lookup, arity, authentication,
+//	commands refused inside MULTI, ACL permissions, (scripts: noscript
+//	commands, ACL permissions, writes from read-only scripts), OOM, MISCONF
+//	(guards.go), subscribed RESP2 context, BUSY (guards.go), pause, MULTI
+//	queueing,
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
@@ -40,6 +41,14 @@ func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 // dispatchClient is Dispatch for a client's command; it returns the
 // command found, nil for an unknown one.
 func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Command {
+	// An HTTP request sent to the port (cross-protocol scripting): Redis
+	// checks the name before anything else, so the connection closes
+	// before a header or the body can run, even inside MULTI. Only for
+	// connections: the Go API has no socket an attacker can reach.
+	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
+		e.crossProtocolAttack(s) // protect.go
+		return nil
+	}
 	cmd := e.Table.Lookup(args)
 	if cmd == nil {
 		e.reject(s, nil, w, unknownCommandOrSubcommand(e.Table, args))

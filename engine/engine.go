@@ -115,6 +115,7 @@ type Engine struct {
 	expiries    expiryQueue  // volatile keys by expiry; under the exclusive lock
 	tracker     tracker      // client-side caching (tracking.go)
 	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
+	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -168,6 +169,10 @@ func New(cfg Config) (*Engine, error) {
 		path = filepath.Join(cfg.Dir, cfg.AppendFilename)
 	}
 	if err := checkPersistConfig(&cfg); err != nil { // persist.go
+		return nil, err
+	}
+	netInit, err := parseNetParams(cfg.Params) // protect.go
+	if err != nil {
 		return nil, err
 	}
 	// fence.go: lock Dir, read the last run's marker, mark this one running.
@@ -225,6 +230,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
 	e.initACL()
+	e.net.set(netInit)
 	e.txPool.New = func() any {
 		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
 		tx.runFn = tx.run

@@ -8,9 +8,10 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/lockredis/lockredis/engine"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockredis/lockredis/engine"
 )
 
 // Limits bound what a client may send, as Redis's protocol limits do.
@@ -58,23 +59,12 @@ func (l *guardListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	if tc, ok := c.(*net.TCPConn); ok {
-		setKeepAlive(tc, l.srv.opts.KeepAlive)
+		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
 	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
-}
-
-// setKeepAlive configures TCP keepalive on an accepted connection as
-// Redis's anetKeepAlive does: idle d, then probes every d/3, three of
-// them. d < 0 turns it off (Go enables it by default, every 15 s).
-func setKeepAlive(tc *net.TCPConn, d time.Duration) {
-	if d < 0 {
-		tc.SetKeepAlive(false)
-		return
-	}
-	tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: d, Interval: max(d/3, time.Second), Count: 3})
 }
 
 const (
@@ -178,6 +168,10 @@ type guardConn struct {
 
 	// Sizes, from the constants above; tests make them small.
 	firstBuf, minHold, maxHold int
+
+	// lastIO is when the socket last gave or took bytes (unix seconds),
+	// Redis's lastinteraction, for the idle timeout (cron.go).
+	lastIO atomic.Int64
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -187,8 +181,10 @@ func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(leve
 	if logf == nil {
 		logf = func(string, string, ...any) {}
 	}
-	return &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf,
+	g := &guardConn{Conn: c, limits: limits.withDefaults(), stats: stats, logf: logf,
 		firstBuf: minBuf, minHold: streamChunk, maxHold: maxHold}
+	g.lastIO.Store(time.Now().Unix())
+	return g
 }
 
 // Read hands redcon the next validated bytes, reading the socket only when
@@ -231,6 +227,9 @@ func (g *guardConn) Read(p []byte) (int, error) {
 func (g *guardConn) Write(b []byte) (int, error) {
 	n, err := g.Conn.Write(b)
 	g.stats.NetOutputBytes.Add(int64(n))
+	if n > 0 {
+		g.lastIO.Store(time.Now().Unix())
+	}
 	return n, err
 }
 
@@ -282,6 +281,7 @@ func (g *guardConn) fill() error {
 	if n > 0 {
 		g.w += n
 		g.stats.NetInputBytes.Add(int64(n))
+		g.lastIO.Store(time.Now().Unix())
 	}
 	if err == nil && n == 0 {
 		return nil

@@ -28,12 +28,6 @@ type Options struct {
 	Logf   func(level, format string, args ...any)
 	// Hub delivers pub/sub messages; nil disables SUBSCRIBE.
 	Hub *pubsub.Hub
-	// KeepAlive is tcp-keepalive: TCP keepalive probes on accepted
-	// connections start after this much idle time (then every third of
-	// it, three probes, as Redis sets them), so that a peer that vanished
-	// without a FIN or RST (power loss, a cut cable) is found and its
-	// SESSION locks released. Zero: 300 s, Redis's default; negative: off.
-	KeepAlive time.Duration
 }
 
 // Server accepts RESP connections for one engine, on one listener or
@@ -50,6 +44,7 @@ type Server struct {
 	serving sync.WaitGroup // one per Serve call until it returns
 	closed  bool
 	closing chan struct{} // closed by Close: wakes blocked commands
+	cron    sync.Once     // starts the cron (cron.go) with the first Serve
 }
 
 // client is one connection's state, kept in the redcon context.
@@ -62,6 +57,11 @@ type client struct {
 	// Set once the connection subscribed: redcon no longer serves it.
 	dc  redcon.DetachedConn
 	sub *pubsub.Subscriber
+
+	// busy is set while a command runs, including while it blocks or
+	// waits out a pause: the idle timeout spares such a client, as Redis
+	// spares CLIENT_BLOCKED ones (cron.go).
+	busy atomic.Bool
 }
 
 // New makes a server for eng. Call Serve to accept connections.
@@ -73,9 +73,6 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Logf = func(string, string, ...any) {}
 	}
 	opts.Limits = opts.Limits.withDefaults()
-	if opts.KeepAlive == 0 {
-		opts.KeepAlive = 300 * time.Second
-	}
 	return &Server{eng: eng, opts: opts, clients: make(map[*client]struct{}), closing: make(chan struct{})}
 }
 
@@ -97,6 +94,13 @@ func (s *Server) serve(ln net.Listener, tlsCfg *tls.Config) error {
 	s.serving.Add(1)
 	s.mu.Unlock()
 	defer s.serving.Done()
+	s.cron.Do(func() {
+		s.serving.Add(1)
+		go func() {
+			defer s.serving.Done()
+			s.runCron()
+		}()
+	})
 	// One redcon server per listener: its accept loop reads one listener
 	// and drops its connection table when that loop ends.
 	rs := redcon.NewServerNetwork("tcp", "", s.handle, s.accept, s.onClosed)
@@ -170,6 +174,13 @@ func (s *Server) accept(rc redcon.Conn) bool {
 		}
 		return false
 	}
+	// Protected mode (Redis's clientAcceptHandler): after the maxclients
+	// check, before the client exists; the text goes out, then the close.
+	if s.eng.ProtectedModeRefuses(rc.RemoteAddr()) {
+		s.eng.Stats.Rejected.Add(1)
+		rc.WriteError(engine.ErrProtectedMode.Error())
+		return false
+	}
 	sess := engine.NewSession("normal")
 	sess.SetAddrs(rc.RemoteAddr(), gc.LocalAddr().String())
 	s.eng.AddSession(sess)
@@ -228,12 +239,14 @@ func (s *Server) forget(c *client) {
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
 	if c.sess.CloseAfterReply {
-		// redcon hands over the rest of the read pipeline even after
-		// Close: what came after QUIT is not run, as in Redis.
-		return
+		return // closing: nothing pipelined after QUIT or an HTTP header runs
 	}
 	s.runOne(c, cmd.Args)
 	if c.sess.CloseAfterReply && c.dc == nil {
+		// redcon would go on with the rest of what it read (the body of
+		// an HTTP POST, whatever follows QUIT): drop it, as Redis stops
+		// parsing a client it is closing.
+		rc.ReadPipeline()
 		rc.Close()
 	}
 }
@@ -249,6 +262,8 @@ func (s *Server) runOne(c *client, args [][]byte) {
 			c.flush()
 		}
 	}()
+	c.busy.Store(true)
+	defer c.busy.Store(false)
 	c.enc.Proto = c.sess.Proto
 	s.eng.Dispatch(c.sess, nil, args, &c.enc)
 	if b := c.sess.Blocked; b != nil {

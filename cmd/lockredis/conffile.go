@@ -14,8 +14,8 @@ import (
 // ignoredDirectives are redis.conf directives that mean nothing to
 // lockredis but appear in ordinary configs; they are accepted and skipped.
 var ignoredDirectives = map[string]bool{
-	"daemonize": true, "supervised": true, "pidfile": true, "protected-mode": true,
-	"tcp-backlog": true, "timeout": true, "stop-writes-on-bgsave-error": true,
+	"daemonize": true, "supervised": true, "pidfile": true,
+	"tcp-backlog": true, "stop-writes-on-bgsave-error": true,
 	"rdbcompression": true, "rdbchecksum": true, "dbfilename": true, "always-show-logo": true,
 	"set-proc-title": true, "hz": true, "dynamic-hz": true, "aof-use-rdb-preamble": true,
 	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
@@ -117,10 +117,14 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.maxmemPolicy, err = one()
 	case "save":
 		cfg.save = strings.Join(args, " ")
+	case "protected-mode":
+		cfg.protectedMode, err = one()
+	case "timeout":
+		cfg.timeout, err = num()
+	case "tcp-keepalive":
+		cfg.tcpKeepAlive, err = num()
 	case "restart-fence":
 		cfg.restartFence, err = one()
-	case "tcp-keepalive":
-		cfg.tcpKeepalive, err = num()
 	case "lock-delay":
 		cfg.lockDelay, err = num()
 	case "max-lock-ttl":
@@ -168,10 +172,12 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("maxmemory", func() { out.maxmemory = cli.maxmemory })
 	set("maxmemory-policy", func() { out.maxmemPolicy = cli.maxmemPolicy })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
-	set("tcp-keepalive", func() { out.tcpKeepalive = cli.tcpKeepalive })
 	set("lock-delay", func() { out.lockDelay = cli.lockDelay })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
 	overlayTLS(&out.tls, cli.tls, fs)
+	set("protected-mode", func() { out.protectedMode = cli.protectedMode })
+	set("timeout", func() { out.timeout = cli.timeout })
+	set("tcp-keepalive", func() { out.tcpKeepAlive = cli.tcpKeepAlive })
 	return out
 }
 

@@ -48,8 +48,11 @@ type config struct {
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
 	tls          tlsSettings   // tls-port, tls-cert-file... (tls.go)
-	tcpKeepalive int           // seconds; 0 turns keepalive off, as in Redis
 	lockDelay    int           // ms a dead SESSION lock's owner keeps it
+	// Protection and connection limits (README "Protection and limits").
+	protectedMode string // yes|no
+	timeout       int    // seconds a client may idle; 0 never
+	tcpKeepAlive  int    // seconds; 0 off
 }
 
 func defaults() config {
@@ -59,8 +62,8 @@ func defaults() config {
 		loglevel: "notice", save: "", luaTimeLimit: 5000, luaHardLimit: 60000,
 		maxmemory: "0", maxmemPolicy: "noeviction",
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
-		tls: defaultTLS(),
-		tcpKeepalive: 300,
+		tls:           defaultTLS(),
+		protectedMode: "yes", tcpKeepAlive: 300,
 	}
 }
 
@@ -93,8 +96,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
 	registerTLSFlags(fs, &cfg.tls)
-	fs.IntVar(&cfg.tcpKeepalive, "tcp-keepalive", cfg.tcpKeepalive, "seconds of idle before TCP keepalive probes find a vanished client (0: off)")
 	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
+	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
+		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
+	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
+	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -157,6 +163,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		logOut = f
 	}
 	logf := newLogger(logOut, cfg.loglevel)
+	// Redis's adjustOpenFilesLimit: room for maxclients, or fewer clients.
+	if mc, ok := adjustOpenFilesLimit(cfg.maxclients, logf); ok {
+		cfg.maxclients = mc
+	} else {
+		return 1
+	}
 
 	// Every bind address, "-" (optional) kept in front of host:port.
 	var addrs []string
@@ -182,7 +194,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		AppendFilename: cfg.appendfile,
 		RestartFence:   cfg.restartFence,
 		MaxLockTTL:     cfg.maxLockTTL,
-		TCPKeepAlive:   tcpKeepAlive(cfg.tcpKeepalive),
 		LockDelay:      time.Duration(cfg.lockDelay) * time.Millisecond,
 		Params: map[string]string{
 			"port":           strconv.Itoa(cfg.port),
@@ -194,10 +205,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"loglevel":       cfg.loglevel,
 			"logfile":        cfg.logfile,
 			"save":           cfg.save,
-			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepalive),
 			"maxmemory":      cfg.maxmemory, // checked and applied by the engine
 			"config_file":    configFile,
 			"aclfile":        cfg.aclfile,
+			"protected-mode": cfg.protectedMode,
+			"timeout":        strconv.Itoa(cfg.timeout),
+			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepAlive),
 		},
 	}
 	tlsOptions(cfg, tlsCfg, &opts)
@@ -233,6 +246,18 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 		defer signal.Stop(ch)
 		stop = ch
+		// SIGHUP (a closed terminal, a careless "kill -HUP") would end
+		// the process, and a stop without the clean marker arms the
+		// restart fence; redis-server ignores it, and so do we, with a
+		// log line so that the operator sees it arrived.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for range hup {
+				logf("notice", "Received SIGHUP, ignored (lockredis does not reload its configuration)")
+			}
+		}()
 	}
 	sig := <-stop
 	logf("warning", "Received %v, scheduling shutdown...", sig)
@@ -242,15 +267,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("notice", "lockredis is now ready to exit, bye bye...")
 	return 0
-}
-
-// tcpKeepAlive turns --tcp-keepalive (seconds) into the library's option,
-// where 0 means the default: 0 on the command line means off, as in Redis.
-func tcpKeepAlive(sec int) time.Duration {
-	if sec == 0 {
-		return -1
-	}
-	return time.Duration(sec) * time.Second
 }
 
 // luaTimeLimit turns --lua-time-limit or --lua-hard-time-limit (ms) into
@@ -297,14 +313,25 @@ func validate(cfg *config) error {
 	if cfg.luaTimeLimit < 0 {
 		return fmt.Errorf("--lua-time-limit must not be negative, got %d", cfg.luaTimeLimit)
 	}
-	if cfg.tcpKeepalive < 0 {
-		return fmt.Errorf("--tcp-keepalive must not be negative, got %d", cfg.tcpKeepalive)
-	}
 	if cfg.lockDelay < 0 {
 		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
 	}
 	if cfg.luaHardLimit < 0 {
 		return fmt.Errorf("--lua-hard-time-limit must not be negative, got %d", cfg.luaHardLimit)
+	}
+	protected, err := engine.ParseYesNo("protected-mode", cfg.protectedMode)
+	if err != nil {
+		return err
+	}
+	cfg.protectedMode = "no"
+	if protected {
+		cfg.protectedMode = "yes"
+	}
+	if cfg.timeout < 0 {
+		return fmt.Errorf("--timeout must not be negative, got %d", cfg.timeout)
+	}
+	if cfg.tcpKeepAlive < 0 {
+		return fmt.Errorf("--tcp-keepalive must not be negative, got %d", cfg.tcpKeepAlive)
 	}
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)

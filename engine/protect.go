@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// netParams are the settings that protect the server and bound its
+// connections (protected-mode, timeout, tcp-keepalive). The engine owns
+// them because CONFIG GET and CONFIG SET must see and change the values
+// the connection layer (resp/) applies; resp/ reads them at accept time
+// and from its cron.
+type netParams struct {
+	protectedMode atomic.Bool
+	idleTimeout   atomic.Int64 // timeout, seconds; 0 never
+	keepAlive     atomic.Int64 // tcp-keepalive, seconds; 0 off
+	// lastAttackLog is the unix second of the last cross-protocol
+	// warning: Redis logs it at most once a minute so that an attacker
+	// cannot flood the log.
+	lastAttackLog atomic.Int64
+}
+
+// The defaults are redis-server 7.0's.
+const (
+	defaultTCPKeepAlive = 300
+	maxInt32Param       = 1<<31 - 1
+)
+
+// netSettings are the initial values of netParams.
+type netSettings struct {
+	protectedMode      bool
+	timeout, keepAlive int64
+}
+
+// parseNetParams reads the initial values from Config.Params, where the
+// command line and the Go API put them, with CONFIG SET's validation.
+func parseNetParams(params map[string]string) (netSettings, error) {
+	ns := netSettings{protectedMode: true, keepAlive: defaultTCPKeepAlive}
+	if v, ok := params["protected-mode"]; ok {
+		on, err := ParseYesNo("protected-mode", v)
+		if err != nil {
+			return ns, err
+		}
+		ns.protectedMode = on
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"timeout", &ns.timeout}, {"tcp-keepalive", &ns.keepAlive}} {
+		v, ok := params[p.name]
+		if !ok {
+			continue
+		}
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || x < 0 || x > maxInt32Param {
+			return ns, fmt.Errorf("%s must be between 0 and %d, got %q", p.name, maxInt32Param, v)
+		}
+		*p.dst = x
+	}
+	return ns, nil
+}
+
+func (n *netParams) set(ns netSettings) {
+	n.protectedMode.Store(ns.protectedMode)
+	n.idleTimeout.Store(ns.timeout)
+	n.keepAlive.Store(ns.keepAlive)
+}
+
+// ProtectedModeRefuses reports whether a connection from remote (an
+// "ip:port" or an IP) must be refused with ErrProtectedMode, as Redis
+// 7.0's clientAcceptHandler decides: protected-mode is on, the default
+// user has no password, and the peer is not local. Redis 7.0 looks
+// neither at bind nor at the whole loopback network: "local" is exactly
+// 127.0.0.1 or ::1 (a client from 127.0.0.2 is refused; checked against
+// redis-server 7.0.15).
+func (e *Engine) ProtectedModeRefuses(remote string) bool {
+	if !e.net.protectedMode.Load() || e.cfg.RequirePass != "" {
+		return false
+	}
+	return !IsLocalPeer(remote)
+}
+
+// IsLocalPeer is Redis's islocalClient for TCP peers: the textual address
+// is 127.0.0.1 or ::1. An IPv4-mapped ::ffff:127.0.0.1 is how a dual-stack
+// socket shows an IPv4 loopback peer, which Redis (listening on separate
+// IPv4 and IPv6 sockets) sees as 127.0.0.1.
+func IsLocalPeer(remote string) bool {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.Equal(net.IPv4(127, 0, 0, 1))
+	}
+	return ip.Equal(net.IPv6loopback)
+}
+
+// IdleTimeout is the timeout parameter: how long a client may stay idle
+// before the server closes it; 0 means never.
+func (e *Engine) IdleTimeout() time.Duration {
+	return time.Duration(e.net.idleTimeout.Load()) * time.Second
+}
+
+// TCPKeepAlive is the tcp-keepalive parameter, applied to connections
+// accepted from then on (as in Redis); 0 turns keepalive off.
+func (e *Engine) TCPKeepAlive() time.Duration {
+	return time.Duration(e.net.keepAlive.Load()) * time.Second
+}
+
+// isCrossProtocolCommand tells the command names Redis takes for an HTTP
+// request sent to its port (processCommand): "POST" starts one, "Host:"
+// is a header every HTTP/1.1 request carries.
+func isCrossProtocolCommand(name []byte) bool {
+	return EqualFold(name, "post") || EqualFold(name, "host:")
+}
+
+// crossProtocolAttack closes a client that sent an HTTP request, as
+// Redis's securityWarningCommand: no reply, nothing after it runs, and a
+// warning at most once a minute. The connection closes at once (Close),
+// so that even the replies to the commands read with it ("GET / HTTP/1.1"
+// just before "Host:") are never sent: Redis frees such a client before
+// it writes them.
+func (e *Engine) crossProtocolAttack(s *Session) {
+	now := time.Now().Unix()
+	last := e.net.lastAttackLog.Load()
+	if (now-last > 60 || last-now > 60) && e.net.lastAttackLog.CompareAndSwap(last, now) {
+		e.cfg.Logf("warning", "%s", crossProtocolWarning)
+	}
+	s.CloseAfterReply = true
+	if s.Close != nil {
+		s.Close()
+	}
+}
+
+const crossProtocolWarning = "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted."
