@@ -353,14 +353,15 @@ func testMaricoHanMutex(t *testing.T, target v8Target) {
 		t.Errorf("GET after the hand-over: %q; want the waiter's id", got)
 	}
 
-	// Renewal at a third of a 300 ms lease keeps the lock for three leases.
+	// Renewal at a third of a 1 s lease keeps the lock for several leases
+	// (a 300 ms lease lost renewals on a loaded 2-core machine).
 	key2 := key + ":renewed"
-	mr := ra.NewMutex(key2, mutex.WithExpireDuration(300*time.Millisecond))
+	mr := ra.NewMutex(key2, mutex.WithExpireDuration(time.Second))
 	if err := mr.Lock(); err != nil {
 		t.Fatal(err)
 	}
 	holder, _ := peek.Get(ctx, key2).Result()
-	for end := time.Now().Add(900 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if got, err := peek.Get(ctx, key2).Result(); err != nil || got != holder {
 			t.Fatalf("GET %s while renewed: %q, %v; want %q", key2, got, err, holder)
 		}
