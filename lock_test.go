@@ -2,10 +2,12 @@ package lockredis
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lockredis/lockredis/engine"
 )
 
 // lockConn is a raw RESP connection for the lock tests.
@@ -352,5 +356,49 @@ func TestLockSessionQuitAndClose(t *testing.T) {
 			c.c.Close()
 		}
 		waitFor(t, "release after "+how, func() bool { return !srv.Exists("s-" + how) })
+	}
+}
+
+// A waiter is not handed a lock while the restart fence refuses new keys:
+// it gets the fence's TRYAGAIN instead, as a SET NX would.
+func TestLockHandOverRespectsRestartFence(t *testing.T) {
+	dir := t.TempDir()
+	first := NewServer(Options{Dir: dir, AppendOnly: true, AppendFsync: "always", RestartFence: "off"})
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dialLock(t, first.Addr()).do("LOCK.ACQUIRE", "k", "holder", "60000")
+	first.Close()
+	// As if it had crashed: the state file says it was still running.
+	state := filepath.Join(dir, engine.StateFileName)
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, bytes.Replace(b, []byte("marker clean"), []byte("marker running"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	srv := NewServer(Options{Dir: dir, AppendOnly: true, RestartFence: "30s"})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	holder := dialLock(t, srv.Addr())
+	if got := holder.do("GET", "k"); got != "$6 holder" {
+		t.Fatalf("the lock did not survive the restart: %q", got)
+	}
+	waiter := dialLock(t, srv.Addr())
+	waiter.send("LOCK.ACQUIRE", "k", "waiter", "60000", "WAIT", "0")
+	waitFor(t, "the waiter", func() bool { return srv.Engine().BlockedClients() == 1 })
+	if got := holder.do("LOCK.RELEASE", "k", "holder"); got != ":1" {
+		t.Fatalf("release during the fence: %q", got)
+	}
+	got, err := waiter.read(10 * time.Second)
+	if err != nil || !strings.HasPrefix(got, "-TRYAGAIN restart fence") {
+		t.Errorf("waiter during the fence: %q %v; want TRYAGAIN", got, err)
+	}
+	if got := holder.do("EXISTS", "k"); got != ":0" {
+		t.Errorf("the fence let the hand-over create the key: EXISTS = %q", got)
 	}
 }

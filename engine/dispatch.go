@@ -300,6 +300,11 @@ func (e *Engine) serveBlocked(tx *Tx, s *Session, cmd *Command, args [][]byte, w
 	tx.DB = s.DB
 	c := tx.pushCall()
 	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
-	cmd.Handler(c)
+	// The restart fence holds for a served waiter too: a lock handed over
+	// (LOCK.ACQUIRE WAIT) or a BLMOVE destination would create a key the
+	// fence must refuse; the waiter gets the fence's TRYAGAIN instead.
+	if !e.fenceRefuses(tx, cmd, args, w) {
+		cmd.Handler(c)
+	}
 	tx.popCall()
 }
