@@ -6,6 +6,7 @@
 #
 #   bash compat_test/test.sh            # from any directory
 #   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
+#   LOCKREDIS_FUZZTIME=0 bash compat_test/test.sh   # skip the fuzz step
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -96,3 +97,23 @@ args=$(printf ' %q' -race "$@")
 echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
 (cd compat_test && go test -race "$@" ./...)
+
+# A bounded run of every fuzz target (after the tests, without -race):
+# LOCKREDIS_FUZZTIME per target, 12s by default (about 2 minutes in all on
+# 2 cores); 0 skips the step, which is also skipped when extra arguments
+# chose tests, unless LOCKREDIS_FUZZTIME is set. A crash fails the run and
+# leaves its input in the package's testdata/fuzz/FuzzX/ (commit it with
+# the fix: it then runs as a regression test). Longer by hand:
+#   go test -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 10m .
+fuzztime=${LOCKREDIS_FUZZTIME:-12s}
+if [ $# -gt 0 ] && [ -z "${LOCKREDIS_FUZZTIME:-}" ]; then
+	fuzztime=0
+fi
+if [ "$fuzztime" != 0 ]; then
+	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./engine:FuzzValueEncoding \
+		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+		pkg=${target%%:*} name=${target#*:}
+		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
+		go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg"
+	done
+fi

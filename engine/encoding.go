@@ -155,14 +155,28 @@ func lookupTyped(tx *Tx, key []byte, t Type, read bool) (Value, bool, error) {
 // The load functions return the decoded collection at key, nil when the key
 // is missing, and its expiry, to be handed back to the store function:
 // changing a collection never changes its TTL. The store functions delete
-// the key when the collection is empty, as Redis does.
+// the key when the collection is empty, as Redis does, so commands may
+// count on a collection they load having an element: a stored one that
+// decodes to none (an empty or damaged payload, which only a corrupt file
+// holds) reads as missing, with a warning, instead of crashing them
+// (SPOP, HRANDFIELD... pick an element at random).
 
 func loadHash(tx *Tx, key []byte, read bool) (*hashObj, int64, error) {
 	v, ok, err := lookupTyped(tx, key, TypeHash, read)
 	if !ok {
 		return nil, 0, err
 	}
-	return decodeHash(v.Payload), v.ExpireAt, nil
+	o := decodeHash(v.Payload)
+	if o.live == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
+}
+
+// damaged logs a stored collection that decodes to no element.
+func damaged(tx *Tx, key []byte, t Type) {
+	tx.e.Logf("warning", "key %q holds an empty or damaged %s: read as missing", key, t.Name())
 }
 
 func storeHash(tx *Tx, key []byte, h *hashObj, expireAt int64) {
@@ -178,7 +192,12 @@ func loadList(tx *Tx, key []byte, read bool) (*listObj, int64, error) {
 	if !ok {
 		return nil, 0, err
 	}
-	return decodeList(v.Payload), v.ExpireAt, nil
+	o := decodeList(v.Payload)
+	if len(o.elems) == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
 }
 
 func storeList(tx *Tx, key []byte, l *listObj, expireAt int64) {
@@ -194,7 +213,12 @@ func loadSet(tx *Tx, key []byte, read bool) (*setObj, int64, error) {
 	if !ok {
 		return nil, 0, err
 	}
-	return decodeSet(v.Payload), v.ExpireAt, nil
+	o := decodeSet(v.Payload)
+	if o.size() == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
 }
 
 func storeSet(tx *Tx, key []byte, s *setObj, expireAt int64) {
@@ -210,7 +234,12 @@ func loadZset(tx *Tx, key []byte, read bool) (*zsetObj, int64, error) {
 	if !ok {
 		return nil, 0, err
 	}
-	return decodeZset(v.Payload), v.ExpireAt, nil
+	o := decodeZset(v.Payload)
+	if len(o.ents) == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
 }
 
 func storeZset(tx *Tx, key []byte, z *zsetObj, expireAt int64) {

@@ -142,6 +142,9 @@ type guardConn struct {
 	logf      func(level, format string, args ...any)
 	sess      *engine.Session
 	needsAuth func() bool
+	// send, once the connection is subscribed, queues bytes behind the
+	// replies waiting in its pubsub queue: fail's error goes there.
+	send func([]byte)
 
 	// buf[r:rel] is released to redcon; buf[rel:pos] is validated but held
 	// until its command ends (or grows big, see release); buf[pos:w] is not
@@ -304,7 +307,8 @@ func (g *guardConn) shift(d int) {
 }
 
 // fail ends the connection: the error reply goes straight to the socket,
-// after redcon has flushed the replies to the commands before it.
+// after redcon has flushed the replies to the commands before it (on a
+// subscribed connection, into its queue after them).
 func (g *guardConn) fail() error {
 	g.stats.ProtocolErrors.Add(1)
 	if g.failMsg == "" {
@@ -316,7 +320,11 @@ func (g *guardConn) fail() error {
 	msg = append(msg, "-ERR "...)
 	msg = append(msg, g.failMsg...)
 	msg = append(msg, '\r', '\n')
-	g.Write(msg)
+	if g.send != nil {
+		g.send(msg) // after the replies queued before it
+	} else {
+		g.Write(msg)
+	}
 	return errProtocolClose
 }
 

@@ -14,6 +14,7 @@ func (s *Server) detach(c *client) {
 	// still in redcon's buffer: send them first.
 	c.dc.Flush()
 	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
+	c.gc.send = c.sub.Send
 	c.enc.flush = func(b []byte) {
 		if !c.sess.ReplyMuted() { // CLIENT REPLY OFF/SKIP
 			c.sub.Send(b)
