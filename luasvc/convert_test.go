@@ -1,6 +1,7 @@
 package luasvc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lockredis/lockredis/engine"
@@ -209,4 +210,19 @@ func TestArgumentFormatting(t *testing.T) {
 		// Empty strings are arguments too.
 		{`redis.call('set', '', '') return redis.call('get', '')`, `""`},
 	})
+}
+
+// TestSelfReferencingReply: a table that holds itself twice would be
+// written 2^1000 times; the conversion stops at maxReplyTables tables
+// and answers at once.
+func TestSelfReferencingReply(t *testing.T) {
+	ts := newTestService(t)
+	ts.svc.replyTableLimit = 1000 // the default takes seconds to fill
+	r := ts.eval("local t = {1} t[2] = t t[3] = t return t", "0")
+	if r.Kind != engine.KindArray {
+		t.Fatalf("got %v", r.Kind)
+	}
+	if !strings.Contains(r.String(), "too many tables") {
+		t.Error("no error element past the table bound")
+	}
 }

@@ -253,6 +253,10 @@ func errorTable(L *lua.LState, text string, stats bool) *lua.LTable {
 	return t
 }
 
+// errReplyTooLarge replaces the tables of a return value past
+// maxReplyTables.
+const errReplyTooLarge = "ERR script reply has too many tables (a table that holds itself more than once?)"
+
 // errorCounted reports whether an error table carries Redis's
 // ignore_error_stats_update: the error of a redis.call, already counted.
 func errorCounted(t *lua.LTable) bool {
@@ -275,6 +279,9 @@ func writeError(w engine.Writer, msg string, counted bool) {
 // {double=}, {map=}, {set=}, {big_number=}, {verbatim_string=} -> those
 // kinds, any other table -> array of t[1..] up to the first nil.
 func (v *vm) writeReply(w engine.Writer, val lua.LValue, depth int) {
+	if depth == 0 {
+		v.replyTables = 0
+	}
 	switch x := val.(type) {
 	case lua.LString:
 		w.BulkString(string(x))
@@ -291,6 +298,14 @@ func (v *vm) writeReply(w engine.Writer, val lua.LValue, depth int) {
 	case *lua.LTable:
 		if depth >= maxReplyDepth {
 			w.Error("ERR reached lua stack limit")
+			return
+		}
+		// A table that holds itself twice (t[1]=t t[2]=t) would be
+		// written 2^depth times: past maxReplyTables every further table
+		// is written as an error, which ends the recursion. Redis has no
+		// such bound and hangs.
+		if v.replyTables++; v.replyTables > v.svc.replyTableLimit {
+			w.Error(errReplyTooLarge)
 			return
 		}
 		v.writeTable(w, x, depth)

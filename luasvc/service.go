@@ -82,6 +82,9 @@ type Service struct {
 	gen     atomic.Uint64      // bumped by SCRIPT FLUSH
 
 	memLimit uint64 // heap growth that stops a script (tests lower it)
+	// replyTableLimit bounds the tables of a script's return value
+	// (maxReplyTables; tests lower it).
+	replyTableLimit int
 
 	// primary runs every script that holds the exclusive transaction
 	// (made at the first script: a Lua state is most of an idle
@@ -119,6 +122,8 @@ func Register(e *engine.Engine, opts Options) *Service {
 		scripts:  make(map[string]*script),
 		bodies:   make(map[string]*script),
 		memLimit: memoryLimit,
+
+		replyTableLimit: maxReplyTables,
 	}
 	e.Register(s.commands()...)
 	s.bySHA = map[*engine.Command]bool{

@@ -20,6 +20,7 @@ const (
 	registryStart  = 4 << 10
 	registryMax    = 2 << 20 // values on the Lua stack (16 bytes each)
 	maxReplyDepth  = 1000    // nesting of a script's return value
+	maxReplyTables = 1 << 18 // tables in a script's return value (reply.go)
 	maxStringBytes = 512 << 20
 )
 
@@ -54,13 +55,15 @@ type vm struct {
 	json jsonConfig
 
 	// The current run.
-	call     *engine.Call
-	sc       *script
-	resp     int // 2 or 3: the protocol redis.call replies are converted from
-	fail     failure
-	hard     time.Duration // this run's hard time limit
-	panicked any
-	ccalls   int // Go functions calling back into Lua, nested (Lua's nCcalls)
+	call *engine.Call
+	sc   *script
+	resp int // 2 or 3: the protocol redis.call replies are converted from
+	fail failure
+	// replyTables counts the tables of the return value written so far.
+	replyTables int
+	hard        time.Duration // this run's hard time limit
+	panicked    any
+	ccalls      int // Go functions calling back into Lua, nested (Lua's nCcalls)
 }
 
 // maxCCalls is LUAI_MAXCCALLS: how deeply pcall, coroutines, sort
