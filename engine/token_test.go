@@ -95,12 +95,12 @@ func TestFencingTokens(t *testing.T) {
 	}
 }
 
-// TestFencingTokensGrow: the tokens of many mixed acquisitions and
+// TestFencingTokensGrow: the tokens of 100,000 mixed acquisitions and
 // releases strictly increase.
 func TestFencingTokensGrow(t *testing.T) {
 	te := newTestEngine(t)
 	last := int64(0)
-	for i := range 20000 {
+	for i := range 100000 {
 		key := "lock:" + strconv.Itoa(i%50)
 		switch i % 4 {
 		case 0:
