@@ -39,6 +39,7 @@ const (
 	FlagMultiControl   // runs at once inside MULTI instead of being queued
 	FlagReceivesPushes // the connection may receive pushes after it: SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE, CLIENT TRACKING
 	FlagRunsScript     // runs a script (EVAL...): the commands it calls are what it reads
+	FlagProtected      // refused unless enable-<name>-command allows the client (DEBUG): Redis's CMD_PROTECTED
 )
 
 type flagName struct {
@@ -79,6 +80,7 @@ var lockredisFlagNames = []flagName{
 	{FlagMultiControl, "multi_control"},
 	{FlagReceivesPushes, "receives_pushes"},
 	{FlagRunsScript, "runs_script"},
+	{FlagProtected, "protected"},
 }
 
 // Has reports whether all of f's bits are set.
@@ -114,6 +116,7 @@ type Command struct {
 	subs   map[string]*Command
 
 	stats commandStats // INFO commandstats (stats.go)
+	hist  latencyHist  // LATENCY HISTOGRAM (ops.go)
 }
 
 // Table is the command table.

@@ -43,6 +43,11 @@ type config struct {
 	luaTimeLimit int
 	restartFence string        // auto|off|<duration> (engine/fence.go)
 	maxLockTTL   time.Duration // caps an automatic restart fence
+	// Operations (engine/ops.go), checked by the engine.
+	slowlogSlowerThan string // µs, -1 off
+	slowlogMaxLen     string
+	latencyThreshold  string // ms, 0 off
+	enableDebug       string // no|yes|local
 }
 
 func defaults() config {
@@ -51,6 +56,9 @@ func defaults() config {
 		dir: ".", appendonly: "no", appendfsync: "everysec", appendfile: "appendonly.aof",
 		loglevel: "notice", save: "", luaTimeLimit: 5000,
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
+		slowlogSlowerThan: strconv.Itoa(engine.DefaultSlowlogSlowerThan),
+		slowlogMaxLen:     strconv.Itoa(engine.DefaultSlowlogMaxLen),
+		latencyThreshold:  "0", enableDebug: "no",
 	}
 }
 
@@ -77,6 +85,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
 		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	fs.StringVar(&cfg.slowlogSlowerThan, "slowlog-log-slower-than", cfg.slowlogSlowerThan, "microseconds a command must take to enter the slow log (-1: none, 0: all)")
+	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
+	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
+	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -142,6 +154,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		addrs = append(addrs, b[:len(b)-len(host)]+net.JoinHostPort(host, strconv.Itoa(cfg.port)))
 	}
 	addr := strings.Join(addrs, " ")
+	shutdownDone := make(chan error, 1)
 	srv := lockredis.NewServer(lockredis.Options{
 		Addrs:        addrs,
 		Password:     cfg.requirepass,
@@ -168,7 +181,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"save":           cfg.save,
 			"lua-time-limit": strconv.Itoa(cfg.luaTimeLimit),
 			"config_file":    configFile,
+			// Checked and applied by the engine (engine/ops.go).
+			"slowlog-log-slower-than":   cfg.slowlogSlowerThan,
+			"slowlog-max-len":           cfg.slowlogMaxLen,
+			"latency-monitor-threshold": cfg.latencyThreshold,
+			"enable-debug-command":      cfg.enableDebug,
 		},
+		// SHUTDOWN closes the server; then this process exits.
+		OnShutdown: func(err error) { shutdownDone <- err },
 	})
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
@@ -192,13 +212,22 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		defer signal.Stop(ch)
 		stop = ch
 	}
-	sig := <-stop
-	logf("warning", "Received %v, scheduling shutdown...", sig)
-	if err := srv.Close(); err != nil {
+	var err error
+	select {
+	case sig := <-stop:
+		logf("warning", "Received %v, scheduling shutdown...", sig)
+		logf("warning", "User requested shutdown...")
+		if cfg.appendonly == "yes" {
+			logf("notice", "Calling fsync() on the AOF file.")
+		}
+		err = srv.Close()
+	case err = <-shutdownDone: // SHUTDOWN: the engine logged the request
+	}
+	if err != nil {
 		logf("warning", "Error during shutdown: %v", err)
 		return 1
 	}
-	logf("notice", "lockredis is now ready to exit, bye bye...")
+	logf("warning", "Redis is now ready to exit, bye bye...")
 	return 0
 }
 
