@@ -119,7 +119,8 @@ func (e *Engine) memoryStats() []memStat {
 	runtime.ReadMemStats(&ms)
 	alloc := int64(ms.HeapAlloc)
 	peak := e.ops.notePeak(alloc)
-	startup := e.ops.startupAlloc
+	// The heap may have shrunk below its size at start (a GC since).
+	startup := min(e.ops.startupAlloc, alloc)
 	out := []memStat{
 		{name: "peak.allocated", n: peak},
 		{name: "total.allocated", n: alloc},
