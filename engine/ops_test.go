@@ -413,7 +413,7 @@ func TestMemoryUsage(t *testing.T) {
 		{cmd("MEMORY", "PURGE"), "OK"},
 	})
 	stats := te.do("MEMORY", "STATS")
-	if stats.Kind != KindMap || stats.Elems[0].Str != "peak.allocated" || len(stats.Elems) != 2*28 // 27 fields and db.0 {
+	if stats.Kind != KindMap || stats.Elems[0].Str != "peak.allocated" || len(stats.Elems) != 2*28 { // 27 fields and db.0
 		t.Errorf("MEMORY STATS: kind %d, %s", stats.Kind, stats)
 	}
 	for i := 0; i+1 < len(stats.Elems); i += 2 {
