@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // LATENCY LATEST | HISTORY event | RESET [event ...] | GRAPH event |
@@ -344,4 +345,15 @@ func cmdLatencyHistogram(c *Call) {
 			c.W.Int(cum)
 		}
 	}
+}
+
+// latencyFsync samples an fsync of the AOF: "aof-fsync-always" under
+// appendfsync always, "aof-write" otherwise (lockredis's writes reach the
+// file at commit; the fsync is where a slow disk shows).
+func (e *Engine) latencyFsync(policy string, d time.Duration) {
+	ev := "aof-write"
+	if policy == FsyncAlways {
+		ev = "aof-fsync-always"
+	}
+	e.LatencySample(ev, d.Milliseconds())
 }
