@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -420,5 +421,34 @@ func TestMemoryUsage(t *testing.T) {
 		if v := stats.Elems[i+1]; v.Kind == KindInt && v.Int < 0 && !strings.HasSuffix(stats.Elems[i].Str, ".bytes") {
 			t.Errorf("MEMORY STATS %s = %d", stats.Elems[i].Str, v.Int)
 		}
+	}
+}
+
+// TestClientKillLogs: CLIENT KILL logs each connection it closes.
+func TestClientKillLogs(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	e, err := New(Config{Logf: func(level, format string, args ...any) {
+		mu.Lock()
+		lines = append(lines, level+" "+fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := wrapTestEngine(t, e)
+	te.s.SetAddrs("127.0.0.1:50000", "127.0.0.1:6379")
+	victim := NewSession(KindClient)
+	victim.SetAddrs("127.0.0.1:50001", "127.0.0.1:6379")
+	victim.SetName("w")
+	closed := false
+	victim.Close = func() { closed = true }
+	te.AddSession(victim)
+	te.run([]step{{cmd("CLIENT", "KILL", "ADDR", "127.0.0.1:50001"), "(integer) 1"}})
+	want := fmt.Sprintf("notice Client id=%d addr=127.0.0.1:50001 laddr=127.0.0.1:6379 name=w killed by CLIENT KILL from id=%d addr=127.0.0.1:50000", victim.ID, te.s.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if !closed || len(lines) == 0 || lines[len(lines)-1] != want {
+		t.Errorf("closed %v, log %q, want %q", closed, lines, want)
 	}
 }
