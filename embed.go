@@ -120,6 +120,10 @@ type Options struct {
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
 	Params map[string]string
+	// OnShutdown, if set, is called once a SHUTDOWN command has closed
+	// the server (in a goroutine of its own), with Close's result:
+	// cmd/lockredis exits there. SHUTDOWN closes the server either way.
+	OnShutdown func(error)
 }
 
 // Server is one lockredis instance. Many can run in one process.
@@ -269,6 +273,9 @@ func (s *Server) Start() error {
 		LuaHardTimeLimit: s.opts.LuaHardTimeLimit,
 		MaxMemory:        s.opts.MaxMemory,
 		MaxMemoryPolicy:  s.opts.MaxMemoryPolicy,
+		// SHUTDOWN (engine/cmd_shutdown.go): close in the background, as
+		// the connection that asked is still being served.
+		Shutdown: func(engine.ShutdownFlags) { go s.shutdown() },
 	})
 	if err != nil {
 		closeAll()
@@ -323,6 +330,14 @@ func (s *Server) Close() error {
 		err = eerr
 	}
 	return err
+}
+
+// shutdown closes the server for SHUTDOWN and tells OnShutdown.
+func (s *Server) shutdown() {
+	err := s.Close()
+	if s.opts.OnShutdown != nil {
+		s.opts.OnShutdown(err)
+	}
 }
 
 // Addr is the "host:port" clients connect to (the first, when the server

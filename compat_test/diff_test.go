@@ -21,6 +21,9 @@ package compat
 //	                        INFO
 //	shape("HELLO 2")        same types, lengths and strings, but integers may
 //	                        differ: HELLO (the client id)
+//	masked("SLOWLOG GET")   as shape, and strings compared with client
+//	                        addresses and MONITOR timestamps masked
+//	                        (diff_ops_test.go)
 //	errPrefix("...")        both are errors with the same first word; only
 //	                        where the text cannot be the same
 //	raw("PING\r\n")         bytes sent as they are (inline commands,
@@ -56,6 +59,7 @@ const (
 	modeKind
 	modeShape
 	modeErrPrefix
+	modeMasked
 )
 
 type diffStep struct {
@@ -450,6 +454,8 @@ func sameReply(st diffStep, a, b string) bool {
 		return ra.typ == rb.typ
 	case modeShape:
 		return sameShape(ra, rb)
+	case modeMasked:
+		return sameShape(maskNode(ra), maskNode(rb))
 	case modeErrPrefix:
 		if ra.typ != '-' || rb.typ != '-' {
 			return false

@@ -190,7 +190,7 @@ func (e *Engine) aclRefuses(s *Session, cmd *Command, args [][]byte, w Writer) b
 	default:
 		err = errNopermChannel
 	}
-	e.reject(s, cmd, w, err)
+	e.reject(s, cmd, args, w, err)
 	return true
 }
 

@@ -17,4 +17,12 @@ func (e *Engine) registerBuiltins() {
 	e.Register(blockingCommands()...)
 	e.Register(lockCommands()...)
 	e.Register(aclCommands()...)
+	// Operations (ops.go): SLOWLOG, LATENCY, MONITOR, MEMORY, DEBUG,
+	// SHUTDOWN, ROLE, SWAPDB.
+	e.Register(slowlogCommands()...)
+	e.Register(latencyCommands()...)
+	e.Register(monitorCommands()...)
+	e.Register(memoryCommands()...)
+	e.Register(debugCommands()...)
+	e.Register(shutdownCommands()...)
 }

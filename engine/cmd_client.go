@@ -352,6 +352,7 @@ func cmdClientKill(c *Call) {
 			f.skipMe && s == c.S {
 			continue
 		}
+		c.E.logClientKill(ci, c.S)
 		if s == c.S {
 			c.S.CloseAfterReply = true
 		} else if s.Close != nil {

@@ -124,9 +124,11 @@ var configParams = []configParam{
 	{name: "slaveof", alias: "replicaof", immutable: true},
 	{name: "replica-read-only", alias: "slave-read-only", def: "yes", kind: kindBool},
 	{name: "slave-read-only", alias: "replica-read-only", def: "yes", kind: kindBool},
-	{name: "slowlog-log-slower-than", def: "10000", kind: kindInt, min: -1, max: math.MaxInt64, ignorable: true},
-	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
-	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, ignorable: true},
+	// Applied at once (ops.go, cmd_slowlog.go, cmd_latency.go).
+	{name: "slowlog-log-slower-than", def: "10000", kind: kindInt, min: -1, max: math.MaxInt64, settable: true},
+	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	{name: "enable-debug-command", def: "no", kind: kindEnum, enum: []string{"no", "yes", "local"}, immutable: true},
 	{name: "tracking-table-max-keys", def: "1000000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	// lockredis's own: milliseconds a SESSION lock stays with its dead
 	// owner before it passes on (lockqueue.go).
@@ -186,6 +188,14 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.Itoa(e.cfg.Databases)
 	case "tracking-table-max-keys":
 		return strconv.FormatInt(e.tracker.maxKeys.Load(), 10)
+	case "slowlog-log-slower-than":
+		return strconv.FormatInt(e.ops.slowerThan.Load(), 10)
+	case "slowlog-max-len":
+		return strconv.FormatInt(e.ops.slowMax.Load(), 10)
+	case "latency-monitor-threshold":
+		return strconv.FormatInt(e.ops.latThreshold.Load(), 10)
+	case "enable-debug-command":
+		return e.ops.debugMode
 	case "requirepass":
 		return e.cfg.RequirePass
 	case "lock-delay":
@@ -347,10 +357,18 @@ func cmdConfigSet(c *Call) {
 // setConfigValue applies a CONFIG SET of a settable parameter; val is
 // valid and normalized.
 func (e *Engine) setConfigValue(p configParam, val string) {
+	n, _ := strconv.ParseInt(val, 10, 64)
 	switch p.name {
 	case "tracking-table-max-keys":
-		n, _ := strconv.ParseInt(val, 10, 64)
 		e.SetTrackingTableMaxKeys(n)
+	case "slowlog-log-slower-than":
+		e.ops.slowerThan.Store(n)
+	case "slowlog-max-len":
+		e.ops.setSlowlogMaxLen(n)
+	case "latency-monitor-threshold":
+		e.ops.latThreshold.Store(n)
+	case "enable-debug-command": // immutable: only at start (initOps)
+		e.ops.debugMode = val
 	case "protected-mode":
 		e.net.protectedMode.Store(val == "yes")
 	case "timeout":

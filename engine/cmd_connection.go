@@ -109,6 +109,9 @@ func cmdAuth(c *Call) {
 		c.Err(ErrSyntax)
 		return
 	}
+	// Passwords never reach MONITOR or the slow log, as in Redis.
+	c.Redact(1)
+	c.Redact(2)
 	user, pass := []byte("default"), c.Args[1]
 	if len(c.Args) == 2 {
 		if c.E.acl.def.load().flags&userNopass != 0 {
@@ -162,6 +165,8 @@ func cmdHello(c *Call) {
 		opt := c.Args[j]
 		switch {
 		case EqualFold(opt, "auth") && more >= 2:
+			c.Redact(j + 1)
+			c.Redact(j + 2)
 			if !c.E.authenticate(c, c.Args[j+1], c.Args[j+2]) {
 				c.Err(ErrWrongPass)
 				return
@@ -214,6 +219,7 @@ func cmdReset(c *Call) {
 	s := c.S
 	c.E.ResetTransaction(s)
 	c.E.tracker.disable(s)
+	c.E.stopMonitor(s) // RESET ends MONITOR (monitor.go)
 	// Redis clears OFF and a pending SKIP; a SKIP already in force drops
 	// this reply.
 	s.replyOff, s.replySkipNext = false, false

@@ -51,21 +51,25 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	cmd := e.Table.Lookup(args)
 	if cmd == nil {
-		e.reject(s, nil, w, unknownCommandOrSubcommand(e.Table, args))
+		e.reject(s, nil, args, w, unknownCommandOrSubcommand(e.Table, args))
 		return cmd
 	}
 	now := time.Now()
 	s.Touch(cmd.FullName, now)
 	if !arityOK(cmd.Arity, len(args)) {
-		e.reject(s, cmd, w, ErrArity(cmd.FullName))
+		e.reject(s, cmd, args, w, ErrArity(cmd.FullName))
+		return cmd
+	}
+	if cmd.Flags.Has(FlagProtected) && !e.protectedAllowed(s) { // cmd_debug.go
+		e.reject(s, cmd, args, w, errProtected(cmd))
 		return cmd
 	}
 	if e.NeedsAuth(s) && !cmd.Flags.Has(FlagNoAuth) {
-		e.reject(s, cmd, w, ErrNoAuth)
+		e.reject(s, cmd, args, w, ErrNoAuth)
 		return cmd
 	}
 	if s.InMulti() && cmd.Flags.Has(FlagNoMulti) {
-		e.reject(s, cmd, w, errNotInMulti)
+		e.reject(s, cmd, args, w, errNotInMulti)
 		return cmd
 	}
 	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
@@ -73,17 +77,21 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
 	if err := e.stateRefusal(s, cmd, args); err != nil {
-		e.reject(s, cmd, w, err)
+		e.reject(s, cmd, args, w, err)
 		return cmd
 	}
 	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
-		e.reject(s, cmd, w, errSubscribedContext(cmd.FullName))
+		e.reject(s, cmd, args, w, errSubscribedContext(cmd.FullName))
+		return cmd
+	}
+	if s.Monitoring() && cmd.Flags&(FlagMayReplicate|FlagWrite|FlagReadonly) != 0 {
+		e.reject(s, cmd, args, w, errMonitorKeyspace) // monitor.go
 		return cmd
 	}
 	// A script past busy-reply-threshold holds the engine lock: refuse at
 	// once rather than wait for it (guards.go).
 	if err := e.busyRefusal(cmd); err != nil {
-		e.reject(s, cmd, w, err)
+		e.reject(s, cmd, args, w, err)
 		return cmd
 	}
 	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
@@ -99,7 +107,7 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	// busy-reply-threshold, then BUSY (guards.go).
 	if !cmd.Flags.Has(FlagNoKeyspace) && e.guards.scriptsRunning.Load() > 0 {
 		if err := e.waitForScript(cmd, s.Done); err != nil {
-			e.reject(s, cmd, w, err)
+			e.reject(s, cmd, args, w, err)
 			return cmd
 		}
 	}
@@ -117,18 +125,18 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 	cmd := e.Table.Lookup(args)
 	switch {
 	case cmd == nil:
-		e.reject(s, nil, w, errScriptUnknownCommand)
+		e.reject(s, nil, args, w, errScriptUnknownCommand)
 	case !arityOK(cmd.Arity, len(args)):
-		e.reject(s, cmd, w, errScriptWrongArity)
+		e.reject(s, cmd, args, w, errScriptWrongArity)
 	case cmd.Flags.Has(FlagNoScript):
-		e.reject(s, cmd, w, errScriptNotAllowed)
+		e.reject(s, cmd, args, w, errScriptNotAllowed)
 	case e.aclRefuses(s, cmd, args, w): // ACL permissions (acl_check.go)
 	case s.ScriptReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
-		e.reject(s, cmd, w, errScriptWriteFromReadOnly)
+		e.reject(s, cmd, args, w, errScriptWriteFromReadOnly)
 	default:
 		// A script's first write: MISCONF, OOM (guards.go).
 		if err := e.scriptStateRefusal(s, cmd); err != nil {
-			e.reject(s, cmd, w, err)
+			e.reject(s, cmd, args, w, err)
 			return
 		}
 		if cmd.Flags.Has(FlagWrite) {
@@ -142,12 +150,13 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 // it counts as a rejected call of cmd (when there is one) and an error
 // reply; inside MULTI it dooms the transaction (EXECABORT); a refused EXEC
 // discards the transaction and says why (execCommandAbort).
-func (e *Engine) reject(s *Session, cmd *Command, w Writer, err error) {
+func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
 	if cmd != nil {
 		cmd.stats.rejected.Add(1)
 	}
 	msg := err.Error()
 	if cmd != nil && cmd == e.execCmd {
+		e.feedMonitorsNow(s, args) // Redis's execCommandAbort
 		e.ResetTransaction(s)
 		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
 	} else {
@@ -202,6 +211,9 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 		// The client's command a script's redis.call runs for.
 		outer, c.Tx.clientCall = c.Tx.clientCall, c
 	}
+	if c.Cmd.Flags.Has(FlagRunsScript) {
+		e.feedMonitorsNow(c.S, c.Args) // before the script's own commands
+	}
 	switch {
 	case c.Tx == nil:
 		c.Cmd.Handler(c)
@@ -216,9 +228,11 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	if c.Tx != nil && c.S.Kind != KindScript {
 		c.Tx.clientCall = outer
 	}
+	d := time.Since(start)
+	e.afterCall(c, d) // slow log, latency, MONITOR (ops.go)
 	st := &c.Cmd.stats
 	st.calls.Add(1)
-	st.usec.Add(time.Since(start).Microseconds())
+	st.usec.Add(d.Microseconds())
 	if c.cw.errors > 0 || c.cw.failed {
 		st.failed.Add(1)
 	}

@@ -61,6 +61,13 @@ type Config struct {
 	MaxMemory        int64
 	MaxMemoryPolicy  string
 
+	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
+	// assembles the server sets it (cmd/lockredis exits with status 0, an
+	// embedded server closes itself). It must return at once and stop
+	// the server in the background: the SHUTDOWN connection is still
+	// being served. Nil: SHUTDOWN is refused.
+	Shutdown func(ShutdownFlags)
+
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
 	Params map[string]string
@@ -120,6 +127,7 @@ type Engine struct {
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
 	pause pauseState
+	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
 
 	execCmd *Command   // EXEC, whose refusal discards the transaction (dispatch.go)
 	errors  errorStats // INFO errorstats (stats.go)
@@ -255,6 +263,10 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.tracker.maxKeys.Store(n)
 	}
+	if err := e.initOps(); err != nil { // ops.go
+		db.Close()
+		return nil, err
+	}
 	e.addListener(&e.watches)
 	e.addListener(&e.blocks)
 	e.locks.init(e, cfg.LockDelay)
@@ -347,6 +359,7 @@ type Call struct {
 
 	canBlock bool
 	cw       countingWriter // W while the handler runs (dispatch.go)
+	redacted [][]byte       // Args as MONITOR and SLOWLOG show them (Redact)
 }
 
 // Err replies with an error value.
@@ -502,6 +515,7 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.ResetTransaction(s)
 	e.tracker.disable(s)
 	e.locks.sessionClosed(s) // SESSION locks die with their connection
+	e.stopMonitor(s)
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()

@@ -39,6 +39,18 @@ var (
 	errGetkeysInvalidArgs    = errors.New("ERR Invalid arguments specified for command")
 )
 
+// Operations: monitor.go, cmd_slowlog.go, cmd_shutdown.go, swapdb.go.
+var (
+	errMonitorKeyspace     = replyError("ERR Replica can't interact with the keyspace")
+	errMonitorDenyBlocking = replyError("ERR MONITOR isn't allowed for DENY BLOCKING client")
+	errSlowlogCount        = replyError("ERR count should be greater than or equal to -1")
+	errNoShutdown          = replyError("ERR No shutdown in progress.")
+	errShutdownFailed      = replyError("ERR Errors trying to SHUTDOWN. Check logs.")
+	errSwapDBFirst         = replyError("ERR invalid first DB index")
+	errSwapDBSecond        = replyError("ERR invalid second DB index")
+	errDBIndexRange        = replyError("ERR DB index is out of range")
+)
+
 // cmd_config.go
 var (
 	errNoConfigFile = errors.New("ERR The server is running without a config file")

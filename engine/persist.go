@@ -260,7 +260,10 @@ func (p *persister) fsync() error {
 	}
 	f := p.fd.Load()
 	size, _ := f.Seek(0, io.SeekEnd)
-	if err := f.Sync(); err != nil {
+	start := time.Now()
+	err := f.Sync()
+	p.e.latencyFsync(p.policy, time.Since(start)) // LATENCY (cmd_latency.go)
+	if err != nil {
 		p.setFsyncErr(err)
 		p.e.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
 		return err

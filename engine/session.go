@@ -117,6 +117,9 @@ type Session struct {
 	// REPLY ON; replySkip drops the current command's reply, and
 	// replySkipNext becomes replySkip for the next command.
 	replyOff, replySkip, replySkipNext bool
+
+	// monitoring is set while the session is a MONITOR (monitor.go).
+	monitoring atomic.Bool
 }
 
 // NewSession makes a session that is not yet registered.

@@ -62,8 +62,10 @@ func (e *Engine) CountError(msg string) {
 func (e *Engine) resetStats() {
 	for _, cmd := range e.Table.cmds {
 		cmd.stats.reset()
+		cmd.hist.reset()
 		for _, sc := range cmd.Subcommands {
 			sc.stats.reset()
+			sc.hist.reset()
 		}
 	}
 	e.errors.mu.Lock()

@@ -24,7 +24,9 @@ func (e *Engine) sweeper() {
 				continue
 			}
 			e.Stats.ExpireCycleRuns.Add(1)
+			start := time.Now()
 			e.Sweep(sweepBudget)
+			e.LatencySample("expire-cycle", time.Since(start).Milliseconds())
 		}
 	}
 }

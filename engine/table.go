@@ -49,6 +49,7 @@ const (
 	FlagChannelPublish
 	FlagChannelSubscribe
 	FlagChannelPattern
+	FlagProtected // refused unless enable-<name>-command allows the client (DEBUG): Redis's CMD_PROTECTED
 )
 
 type flagName struct {
@@ -94,6 +95,7 @@ var lockredisFlagNames = []flagName{
 	{FlagChannelPublish, "channel_publish"},
 	{FlagChannelSubscribe, "channel_subscribe"},
 	{FlagChannelPattern, "channel_pattern"},
+	{FlagProtected, "protected"},
 }
 
 // Has reports whether all of f's bits are set.
@@ -132,6 +134,7 @@ type Command struct {
 	aclCats uint32 // its ACL categories as bits
 
 	stats commandStats // INFO commandstats (stats.go)
+	hist  latencyHist  // LATENCY HISTOGRAM (ops.go)
 }
 
 // Table is the command table.

@@ -21,8 +21,8 @@ var ignoredDirectives = map[string]bool{
 	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
 	"auto-aof-rewrite-min-size": true, "aof-load-truncated": true,
 	"lazyfree-lazy-eviction": true, "io-threads": true,
-	"syslog-enabled": true, "latency-monitor-threshold": true, "slowlog-log-slower-than": true,
-	"slowlog-max-len": true, "notify-keyspace-events": true, "unixsocket": true, "unixsocketperm": true,
+	"syslog-enabled":         true,
+	"notify-keyspace-events": true, "unixsocket": true, "unixsocketperm": true,
 }
 
 // readConfigFile reads a redis.conf-style file: one "directive args..."
@@ -134,6 +134,14 @@ func applyDirective(cfg *config, name string, args []string) error {
 				err = fmt.Errorf("argument of %q must be a duration such as 5m, got %q", name, v)
 			}
 		}
+	case "slowlog-log-slower-than":
+		cfg.slowlogSlowerThan, err = one()
+	case "slowlog-max-len":
+		cfg.slowlogMaxLen, err = one()
+	case "latency-monitor-threshold":
+		cfg.latencyThreshold, err = one()
+	case "enable-debug-command":
+		cfg.enableDebug, err = one()
 	default:
 		if handled, err := applyTLSDirective(&cfg.tls, name, args); handled {
 			return err
@@ -178,6 +186,10 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("protected-mode", func() { out.protectedMode = cli.protectedMode })
 	set("timeout", func() { out.timeout = cli.timeout })
 	set("tcp-keepalive", func() { out.tcpKeepAlive = cli.tcpKeepAlive })
+	set("slowlog-log-slower-than", func() { out.slowlogSlowerThan = cli.slowlogSlowerThan })
+	set("slowlog-max-len", func() { out.slowlogMaxLen = cli.slowlogMaxLen })
+	set("latency-monitor-threshold", func() { out.latencyThreshold = cli.latencyThreshold })
+	set("enable-debug-command", func() { out.enableDebug = cli.enableDebug })
 	return out
 }
 

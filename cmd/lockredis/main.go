@@ -53,6 +53,11 @@ type config struct {
 	protectedMode string // yes|no
 	timeout       int    // seconds a client may idle; 0 never
 	tcpKeepAlive  int    // seconds; 0 off
+	// Operations (engine/ops.go), checked by the engine.
+	slowlogSlowerThan string // µs, -1 off
+	slowlogMaxLen     string
+	latencyThreshold  string // ms, 0 off
+	enableDebug       string // no|yes|local
 }
 
 func defaults() config {
@@ -64,6 +69,9 @@ func defaults() config {
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 		tls:           defaultTLS(),
 		protectedMode: "yes", tcpKeepAlive: 300,
+		slowlogSlowerThan: strconv.Itoa(engine.DefaultSlowlogSlowerThan),
+		slowlogMaxLen:     strconv.Itoa(engine.DefaultSlowlogMaxLen),
+		latencyThreshold:  "0", enableDebug: "no",
 	}
 }
 
@@ -101,6 +109,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
 	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
 	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
+	fs.StringVar(&cfg.slowlogSlowerThan, "slowlog-log-slower-than", cfg.slowlogSlowerThan, "microseconds a command must take to enter the slow log (-1: none, 0: all)")
+	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
+	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
+	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -177,6 +189,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		addrs = append(addrs, b[:len(b)-len(host)]+net.JoinHostPort(host, strconv.Itoa(cfg.port)))
 	}
 	addr := strings.Join(addrs, " ")
+	shutdownDone := make(chan error, 1)
 	opts := lockredis.Options{
 		Addrs:            addrs,
 		Password:         cfg.requirepass,
@@ -211,7 +224,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"protected-mode": cfg.protectedMode,
 			"timeout":        strconv.Itoa(cfg.timeout),
 			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepAlive),
+			// Checked and applied by the engine (engine/ops.go).
+			"slowlog-log-slower-than":   cfg.slowlogSlowerThan,
+			"slowlog-max-len":           cfg.slowlogMaxLen,
+			"latency-monitor-threshold": cfg.latencyThreshold,
+			"enable-debug-command":      cfg.enableDebug,
 		},
+		// SHUTDOWN closes the server; then this process exits.
+		OnShutdown: func(err error) { shutdownDone <- err },
 	}
 	tlsOptions(cfg, tlsCfg, &opts)
 	if opts.TLSOnly {
@@ -259,13 +279,21 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			}
 		}()
 	}
-	sig := <-stop
-	logf("warning", "Received %v, scheduling shutdown...", sig)
-	if err := srv.Close(); err != nil {
+	select {
+	case sig := <-stop:
+		logf("warning", "Received %v, scheduling shutdown...", sig)
+		logf("warning", "User requested shutdown...")
+		if cfg.appendonly == "yes" {
+			logf("notice", "Calling fsync() on the AOF file.")
+		}
+		err = srv.Close()
+	case err = <-shutdownDone: // SHUTDOWN: the engine logged the request
+	}
+	if err != nil {
 		logf("warning", "Error during shutdown: %v", err)
 		return 1
 	}
-	logf("notice", "lockredis is now ready to exit, bye bye...")
+	logf("warning", "Redis is now ready to exit, bye bye...")
 	return 0
 }
 

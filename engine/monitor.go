@@ -1,0 +1,154 @@
+package engine
+
+import "strconv"
+
+// MONITOR: a connection that runs it receives one line per command that
+// ran, in Redis's format:
+//
+//	+1700000000.123456 [0 127.0.0.1:50000] "SET" "k" "v"
+//
+// (db, then the client's address, "lua" for a script's redis.call),
+// arguments quoted as sdscatrepr, the same simple string in RESP2 and
+// RESP3. Admin commands and those flagged skip_monitor are not shown;
+// arguments a command redacts (AUTH's) read "(redacted)". A command that
+// runs a script (runs_script) is shown before it runs, so that the
+// commands of the script follow it, as Redis's evalCommand feeds itself.
+//
+// The lines leave through the session's push path (Session.SetPush): the
+// command is flagged receives_pushes, so resp detaches the connection
+// before it runs.
+
+func monitorCommands() []*Command {
+	return []*Command{{Name: "monitor", Handler: cmdMonitor}}
+}
+
+// cmdMonitor turns the connection into a monitor. A second MONITOR
+// answers nothing, as in Redis (the client is already a "replica").
+func cmdMonitor(c *Call) {
+	if c.Tx != nil || c.S.Kind != KindClient {
+		// Inside EXEC: Redis's DENY_BLOCKING client.
+		c.Err(errMonitorDenyBlocking)
+		return
+	}
+	if c.S.monitoring.Load() {
+		return // no reply at all
+	}
+	if c.S.pushFn.Load() == nil {
+		c.Errf("ERR MONITOR needs a connection that can receive pushes")
+		return
+	}
+	c.S.monitoring.Store(true)
+	c.OK()
+	// The OK first, then the lines: register once the reply is queued.
+	c.S.afterReply = append(c.S.afterReply, func() { c.E.addMonitor(c.S) })
+}
+
+func (e *Engine) addMonitor(s *Session) {
+	e.ops.monMu.Lock()
+	if s.monitoring.Load() {
+		e.ops.monitors = append(e.ops.monitors, s)
+		e.ops.monCount.Add(1)
+	}
+	e.ops.monMu.Unlock()
+}
+
+// stopMonitor ends MONITOR for s (RESET, disconnection).
+func (e *Engine) stopMonitor(s *Session) {
+	if !s.monitoring.Load() {
+		return
+	}
+	e.ops.monMu.Lock()
+	s.monitoring.Store(false)
+	for i, m := range e.ops.monitors {
+		if m == s {
+			e.ops.monitors = append(e.ops.monitors[:i], e.ops.monitors[i+1:]...)
+			e.ops.monCount.Add(-1)
+			break
+		}
+	}
+	e.ops.monMu.Unlock()
+}
+
+// Monitoring reports whether s is a monitor (Dispatch refuses it keyspace
+// commands, as Redis refuses a replica).
+func (s *Session) Monitoring() bool { return s.monitoring.Load() }
+
+// feedMonitors sends a command's line to every monitor.
+func (e *Engine) feedMonitors(s *Session, db int, argv [][]byte) {
+	if e.ops.monCount.Load() == 0 {
+		return
+	}
+	line := make([]byte, 0, 64)
+	line = unixMicros(line, e.Clock.Now())
+	line = append(line, " ["...)
+	line = strconv.AppendInt(line, int64(db), 10)
+	line = append(line, ' ')
+	switch s.Kind {
+	case KindScript:
+		line = append(line, "lua"...)
+	case KindEmbed:
+		line = append(line, "embed"...)
+	default:
+		line = append(line, peerID(s)...)
+	}
+	line = append(line, "] "...)
+	for i, a := range argv {
+		if i > 0 {
+			line = append(line, ' ')
+		}
+		line = appendRepr(line, a)
+	}
+	text := string(line)
+	e.ops.monMu.Lock()
+	mons := append([]*Session(nil), e.ops.monitors...)
+	e.ops.monMu.Unlock()
+	for _, m := range mons {
+		write := func(w Writer) { w.Status(text) }
+		if m == s {
+			// A monitor's own command (PING): after its reply, as Redis
+			// appends the line to the reply already buffered.
+			s.afterReply = append(s.afterReply, func() { m.push(write) })
+			continue
+		}
+		m.push(write)
+	}
+}
+
+// appendRepr quotes b as Redis's sdscatrepr: "...", with \\ \" \n \r \t
+// \a \b escaped, other bytes outside printable ASCII as \xhh.
+func appendRepr(out, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for _, c := range b {
+		switch c {
+		case '\\', '"':
+			out = append(out, '\\', c)
+		case '\n':
+			out = append(out, '\\', 'n')
+		case '\r':
+			out = append(out, '\\', 'r')
+		case '\t':
+			out = append(out, '\\', 't')
+		case '\a':
+			out = append(out, '\\', 'a')
+		case '\b':
+			out = append(out, '\\', 'b')
+		default:
+			if c >= 0x20 && c < 0x7f {
+				out = append(out, c)
+			} else {
+				out = append(out, '\\', 'x', hex[c>>4], hex[c&15])
+			}
+		}
+	}
+	return append(out, '"')
+}
+
+// feedMonitorsNow is for the paths outside call() that Redis feeds too: a
+// command that runs a script (before it runs) and an EXEC refused when it
+// was called (execCommandAbort).
+func (e *Engine) feedMonitorsNow(s *Session, args [][]byte) {
+	if e.ops.monCount.Load() > 0 {
+		e.feedMonitors(s, s.DB, args)
+	}
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Operations: what Redis's call() records after every command besides the
+// statistics (stats.go): the slow log (cmd_slowlog.go), latency samples
+// and per-command latency histograms (cmd_latency.go), and the MONITOR
+// feed (monitor.go). Dispatch's call() calls afterCall once per command
+// run; everything else lives in these files.
+
+// Defaults of the parameters, as Redis 7.0's.
+const (
+	DefaultSlowlogSlowerThan = 10000 // µs
+	DefaultSlowlogMaxLen     = 128
+)
+
+// opsState is an engine's slow log, latency monitor and monitors.
+type opsState struct {
+	slowerThan atomic.Int64 // slowlog-log-slower-than, µs; < 0: off
+	slowMax    atomic.Int64 // slowlog-max-len
+	slowMu     sync.Mutex
+	slowlog    []slowEntry // oldest first
+	slowNextID int64
+
+	latThreshold atomic.Int64 // latency-monitor-threshold, ms; 0: off
+	latMu        sync.Mutex
+	latEvents    map[string]*latencySeries
+
+	monMu    sync.Mutex
+	monitors []*Session
+	monCount atomic.Int32
+
+	shuttingDown atomic.Bool  // SHUTDOWN accepted (cmd_shutdown.go)
+	startupAlloc int64        // heap allocated when the engine started (MEMORY STATS)
+	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
+	debugMode    string       // enable-debug-command: no, yes, local
+}
+
+// initOps reads the operations parameters from Config.Params, checked as
+// CONFIG SET checks them.
+func (e *Engine) initOps() error {
+	e.ops.slowerThan.Store(DefaultSlowlogSlowerThan)
+	e.ops.slowMax.Store(DefaultSlowlogMaxLen)
+	e.ops.debugMode = "no"
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	e.ops.startupAlloc = int64(ms.HeapAlloc)
+	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command"} {
+		v, ok := e.cfg.Params[name]
+		if !ok {
+			continue
+		}
+		p, _ := e.lookupConfigParam([]byte(name))
+		norm, why := p.normalize([]byte(v))
+		if why != "" {
+			return replyError(name + ": " + why + " (got \"" + v + "\")")
+		}
+		e.setConfigValue(p, norm)
+	}
+	return nil
+}
+
+// afterCall records a command that ran: latency sample, slow log, MONITOR
+// feed, latency histogram. Redis's call() does the same after the
+// handler, in this order.
+func (e *Engine) afterCall(c *Call, d time.Duration) {
+	us := d.Microseconds()
+	if th := e.ops.latThreshold.Load(); th > 0 && us/1000 >= th {
+		ev := "command"
+		if c.Cmd.Flags.Has(FlagFast) {
+			ev = "fast-command"
+		}
+		e.LatencySample(ev, us/1000)
+	}
+	if !c.Cmd.Flags.Has(FlagSkipSlowlog) && c.S.Blocked == nil {
+		if th := e.ops.slowerThan.Load(); th >= 0 && us >= th {
+			e.slowlogPush(c, us)
+		}
+	}
+	if e.ops.monCount.Load() > 0 && c.Cmd.Flags&(FlagSkipMonitor|FlagAdmin) == 0 {
+		e.feedMonitors(c.S, c.S.DB, c.argv())
+	}
+	c.Cmd.hist.add(d)
+}
+
+// Redact hides argument i of the running command from MONITOR and the
+// slow log, as Redis's redactClientCommandArgument (AUTH, HELLO AUTH).
+func (c *Call) Redact(i int) {
+	if i <= 0 || i >= len(c.Args) {
+		return
+	}
+	if c.redacted == nil {
+		c.redacted = make([][]byte, len(c.Args))
+		copy(c.redacted, c.Args)
+	}
+	c.redacted[i] = redactedArg
+}
+
+var redactedArg = []byte("(redacted)")
+
+// argv is the command as MONITOR and the slow log show it.
+func (c *Call) argv() [][]byte {
+	if c.redacted != nil {
+		return c.redacted
+	}
+	return c.Args
+}
+
+// peerID is Redis's getClientPeerId: the address of a connection, "?:0"
+// for a client without one (a script's).
+func peerID(s *Session) string {
+	if a := s.Addr(); a != "" {
+		return a
+	}
+	return "?:0"
+}
+
+// histBuckets are the buckets of a command's latency histogram: bucket k
+// holds durations up to 2^(10+k) ns, the reporting levels of Redis's
+// hdr_iter_log_init(1024, 2); durations past 2^30 ns (about 1 s) land in
+// the last one, as Redis caps them at 1 s.
+const histBuckets = 21
+
+// latencyHist is one command's latency histogram (LATENCY HISTOGRAM).
+type latencyHist struct {
+	counts [histBuckets]atomic.Int64
+}
+
+func (h *latencyHist) add(d time.Duration) {
+	ns := d.Nanoseconds()
+	k := 0
+	for k < histBuckets-1 && ns > histEdge(k) {
+		k++
+	}
+	h.counts[k].Add(1)
+}
+
+// histEdge is the largest duration (ns) bucket k holds: the highest value
+// hdr_histogram (2 significant figures) reports for the level 2^(10+k).
+func histEdge(k int) int64 { return 1<<(10+k) + 1<<(3+k) - 1 }
+
+func (h *latencyHist) reset() {
+	for i := range h.counts {
+		h.counts[i].Store(0)
+	}
+}
+
+func (h *latencyHist) total() int64 {
+	var n int64
+	for i := range h.counts {
+		n += h.counts[i].Load()
+	}
+	return n
+}
+
+// unixMicros formats t as Redis's "%ld.%06ld" seconds.microseconds.
+func unixMicros(buf []byte, t time.Time) []byte {
+	us := t.UnixMicro()
+	buf = strconv.AppendInt(buf, us/1e6, 10)
+	buf = append(buf, '.')
+	frac := strconv.AppendInt(nil, us%1e6, 10)
+	for i := len(frac); i < 6; i++ {
+		buf = append(buf, '0')
+	}
+	return append(buf, frac...)
+}
+
+// logClientKill logs a connection CLIENT KILL closes, naming it the way
+// CLIENT LIST does and the client that asked. (Redis 7.0 logs nothing
+// here; the line follows its log format.)
+func (e *Engine) logClientKill(killed ClientInfo, by *Session) {
+	e.Logf("notice", "Client id=%d addr=%s laddr=%s name=%s killed by CLIENT KILL from id=%d addr=%s",
+		killed.ID, killed.Addr, killed.LAddr, killed.Name, by.ID, peerID(by))
+}
