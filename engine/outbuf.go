@@ -172,3 +172,13 @@ func memoryString(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// ClientInfoString is a client's CLIENT INFO line without its newline,
+// for log lines that describe a client as Redis's do.
+func ClientInfoString(ci ClientInfo) string {
+	b := appendClientInfo(nil, ci)
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
