@@ -88,9 +88,9 @@ func TestOutputBufferLimitNormal(t *testing.T) {
 				}
 			}
 			rawDo(t, admin, ard, "CONFIG GET client-output-buffer-limit") // *2
-			ard.ReadString('\n')                                            // $26
-			ard.ReadString('\n')                                            // name
-			ard.ReadString('\n')                                            // $n
+			ard.ReadString('\n')                                          // $26
+			ard.ReadString('\n')                                          // name
+			ard.ReadString('\n')                                          // $n
 			if got, _ := ard.ReadString('\n'); strings.TrimRight(got, "\r\n") != tc.get {
 				t.Errorf("CONFIG GET client-output-buffer-limit: %q, want %q", got, tc.get)
 			}

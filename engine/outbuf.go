@@ -182,3 +182,14 @@ func ClientInfoString(ci ClientInfo) string {
 	}
 	return string(b)
 }
+
+// IsConfigParam tells whether CONFIG GET knows name (lower case) as a
+// parameter of its own.
+func IsConfigParam(name string) bool {
+	for _, p := range configParams {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,6 +54,14 @@ type config struct {
 	protectedMode string // yes|no
 	timeout       int    // seconds a client may idle; 0 never
 	tcpKeepAlive  int    // seconds; 0 off
+	// Process settings of redis.conf (conffile.go).
+	daemonize    bool     // lockredis never forks: yes is logged
+	supervised   string   // no|auto|systemd
+	pidfile      string   // written while running
+	outputLimits []string // client-output-buffer-limit lines, in order
+	// ignored are the accepted-and-ignored directives given, with their
+	// values (CONFIG GET reports those it knows).
+	ignored map[string]string
 }
 
 func defaults() config {
@@ -63,7 +72,7 @@ func defaults() config {
 		maxmemory: "0", maxmemPolicy: "noeviction",
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 		tls:           defaultTLS(),
-		protectedMode: "yes", tcpKeepAlive: 300,
+		protectedMode: "yes", tcpKeepAlive: 300, supervised: "no",
 	}
 }
 
@@ -101,6 +110,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
 	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
 	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
+	registerDirectiveFlags(fs, &cfg) // conffile.go
 	version := fs.BoolP("version", "v", false, "print the version and exit")
 	help := fs.BoolP("help", "h", false, "print this help and exit")
 	fs.Usage = func() {
@@ -162,7 +172,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		defer f.Close()
 		logOut = f
 	}
-	logf := newLogger(logOut, cfg.loglevel)
+	logf, setLogLevel := newLogger(logOut, cfg.loglevel)
+	if names := cfg.ignoredNames(); len(names) > 0 {
+		logf("notice", "Accepted and ignored: %s (no effect in lockredis)", strings.Join(names, " "))
+	}
+	if cfg.daemonize {
+		logf("notice", "daemonize yes: lockredis does not fork, it stays in the foreground (use a supervisor such as systemd)")
+	}
 	// Redis's adjustOpenFilesLimit: room for maxclients, or fewer clients.
 	if mc, ok := adjustOpenFilesLimit(cfg.maxclients, logf); ok {
 		cfg.maxclients = mc
@@ -211,7 +227,28 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"protected-mode": cfg.protectedMode,
 			"timeout":        strconv.Itoa(cfg.timeout),
 			"tcp-keepalive":  strconv.Itoa(cfg.tcpKeepAlive),
+			"maxclients":     strconv.Itoa(cfg.maxclients),
+			"daemonize":      yesNo(cfg.daemonize),
+			"supervised":     cfg.supervised,
+			"pidfile":        cfg.pidfile,
 		},
+		OnConfigSet: func(name, value string) {
+			if name == "loglevel" {
+				setLogLevel(value)
+			}
+		},
+	}
+	if len(cfg.outputLimits) > 0 {
+		opts.Params["client-output-buffer-limit"] = strings.Join(cfg.outputLimits, " ")
+	}
+	// The ignored directives the parameter table knows (hz, io-threads...)
+	// read back as given.
+	for n, v := range cfg.ignored {
+		if strings.IndexByte(n, '_') < 0 {
+			if _, ok := opts.Params[n]; !ok && engine.IsConfigParam(n) {
+				opts.Params[n] = v
+			}
+		}
 	}
 	tlsOptions(cfg, tlsCfg, &opts)
 	if opts.TLSOnly {
@@ -229,6 +266,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		return 1
 	}
+	if cfg.pidfile != "" {
+		if err := os.WriteFile(cfg.pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			logf("warning", "Failed to write PID file: %v", err)
+		} else {
+			defer os.Remove(cfg.pidfile)
+		}
+	}
 	mode := "in memory"
 	if cfg.appendonly == "yes" {
 		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
@@ -239,6 +283,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	if len(srv.TLSAddrs()) > 0 {
 		logf("notice", "Ready to accept connections tls on %s", strings.Join(srv.TLSAddrs(), " "))
+	}
+	if cfg.supervised == "systemd" || cfg.supervised == "auto" {
+		notifySystemd(cfg.supervised, logf)
 	}
 
 	if stop == nil {
@@ -362,17 +409,20 @@ var levelRank = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning":
 var levelMark = map[string]byte{"debug": '.', "verbose": '-', "notice": '*', "warning": '#'}
 
 // newLogger writes lines the way redis-server does:
-// "pid:M 21 Nov 2026 13:38:34.123 * message".
-func newLogger(w io.Writer, level string) func(level, format string, args ...any) {
+// "pid:M 21 Nov 2026 13:38:34.123 * message". setLevel changes the level
+// (CONFIG SET loglevel).
+func newLogger(w io.Writer, level string) (logf func(level, format string, args ...any), setLevel func(string)) {
 	var mu sync.Mutex
-	min := levelRank[level]
+	var min atomic.Int32
+	min.Store(int32(levelRank[level]))
 	pid := os.Getpid()
+	setLevel = func(l string) { min.Store(int32(levelRank[strings.ToLower(l)])) }
 	return func(lvl, format string, args ...any) {
 		r, ok := levelRank[lvl]
 		if !ok {
 			r = 2
 		}
-		if r < min {
+		if int32(r) < min.Load() {
 			return
 		}
 		mark, ok := levelMark[lvl]
@@ -383,5 +433,40 @@ func newLogger(w io.Writer, level string) func(level, format string, args ...any
 		mu.Lock()
 		io.WriteString(w, line)
 		mu.Unlock()
+	}, setLevel
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
 	}
+	return "no"
+}
+
+// notifySystemd tells systemd the server is ready (supervised systemd or
+// auto, as redis-server's redisCommunicateSystemd): READY=1 on the
+// NOTIFY_SOCKET datagram socket. Without the variable, auto does nothing
+// and systemd is logged.
+func notifySystemd(mode string, logf func(level, format string, args ...any)) {
+	sock := os.Getenv("NOTIFY_SOCKET")
+	if sock == "" {
+		if mode == "systemd" {
+			logf("warning", "systemd supervision requested or auto-detected, but NOTIFY_SOCKET not found!")
+		}
+		return
+	}
+	if sock[0] == '@' {
+		sock = "\x00" + sock[1:] // abstract socket
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		logf("warning", "Can't notify systemd: %v", err)
+		return
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("STATUS=Ready to accept connections\nREADY=1\n")); err != nil {
+		logf("warning", "Can't notify systemd: %v", err)
+		return
+	}
+	logf("notice", "Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec and TimeoutStopSec in your service unit.")
 }
