@@ -80,39 +80,7 @@ func defaults() config {
 // not nil, replaces the signal channel.
 func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	cfg := defaults()
-	fs := pflag.NewFlagSet("lockredis", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
-	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
-	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
-	fs.StringVar(&cfg.aclfile, "aclfile", "", "ACL users file (ACL LOAD/SAVE); loaded at start")
-	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
-	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
-	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
-	fs.StringVar(&cfg.appendonly, "appendonly", cfg.appendonly, "yes|no: keep the keyspace on disk")
-	fs.StringVar(&cfg.appendfsync, "appendfsync", cfg.appendfsync, "always|everysec|no")
-	fs.StringVar(&cfg.appendfile, "appendfilename", cfg.appendfile, "name of the append-only file in --dir")
-	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
-	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
-	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
-	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before other clients get BUSY and SCRIPT KILL may stop it")
-	fs.IntVar(&cfg.luaTimeLimit, "busy-reply-threshold", cfg.luaTimeLimit, "the same as --lua-time-limit (Redis 7.0's name)")
-	fs.IntVar(&cfg.luaHardLimit, "lua-hard-time-limit", cfg.luaHardLimit, "milliseconds after which a script is stopped and rolled back (0: never)")
-	fs.StringVar(&cfg.maxmemory, "maxmemory", cfg.maxmemory, "refuse commands that may grow memory (OOM) past this many bytes (100mb, 1gb...; 0: no limit)")
-	fs.StringVar(&cfg.maxmemPolicy, "maxmemory-policy", cfg.maxmemPolicy, "noeviction (the only policy: evicting keys would release held locks)")
-	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
-		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
-	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
-	registerTLSFlags(fs, &cfg.tls)
-	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
-	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
-		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
-	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
-	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
-	registerDirectiveFlags(fs, &cfg) // conffile.go
-	version := fs.BoolP("version", "v", false, "print the version and exit")
-	help := fs.BoolP("help", "h", false, "print this help and exit")
+	fs, version, help := newFlagSet(&cfg, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: lockredis [/path/to/redis.conf] [options]\n\n")
 		fs.PrintDefaults()
@@ -314,6 +282,44 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("notice", "lockredis is now ready to exit, bye bye...")
 	return 0
+}
+
+// newFlagSet registers every flag on cfg.
+func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help *bool) {
+	fs = pflag.NewFlagSet("lockredis", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
+	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
+	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
+	fs.StringVar(&cfg.aclfile, "aclfile", "", "ACL users file (ACL LOAD/SAVE); loaded at start")
+	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
+	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
+	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
+	fs.StringVar(&cfg.appendonly, "appendonly", cfg.appendonly, "yes|no: keep the keyspace on disk")
+	fs.StringVar(&cfg.appendfsync, "appendfsync", cfg.appendfsync, "always|everysec|no")
+	fs.StringVar(&cfg.appendfile, "appendfilename", cfg.appendfile, "name of the append-only file in --dir")
+	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
+	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
+	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
+	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before other clients get BUSY and SCRIPT KILL may stop it")
+	fs.IntVar(&cfg.luaTimeLimit, "busy-reply-threshold", cfg.luaTimeLimit, "the same as --lua-time-limit (Redis 7.0's name)")
+	fs.IntVar(&cfg.luaHardLimit, "lua-hard-time-limit", cfg.luaHardLimit, "milliseconds after which a script is stopped and rolled back (0: never)")
+	fs.StringVar(&cfg.maxmemory, "maxmemory", cfg.maxmemory, "refuse commands that may grow memory (OOM) past this many bytes (100mb, 1gb...; 0: no limit)")
+	fs.StringVar(&cfg.maxmemPolicy, "maxmemory-policy", cfg.maxmemPolicy, "noeviction (the only policy: evicting keys would release held locks)")
+	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
+		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
+	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	registerTLSFlags(fs, &cfg.tls)
+	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
+	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
+		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
+	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
+	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
+	registerDirectiveFlags(fs, cfg) // conffile.go
+	version = fs.BoolP("version", "v", false, "print the version and exit")
+	help = fs.BoolP("help", "h", false, "print this help and exit")
+	return fs, version, help
 }
 
 // luaTimeLimit turns --lua-time-limit or --lua-hard-time-limit (ms) into
