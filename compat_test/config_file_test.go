@@ -48,7 +48,7 @@ func TestStockRedisConf(t *testing.T) {
 		{"loglevel", "notice"},
 		{"hz", "10"},
 		{"supervised", "no"}, // commented out in the stock file
-		{"daemonize", "no"}, // the flag wins over the file
+		{"daemonize", "no"},  // the flag wins over the file
 		{"logfile", logfile},
 		{"pidfile", pidfile},
 		{"client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
