@@ -119,11 +119,16 @@ type Options struct {
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
+	// Params["client-output-buffer-limit"] ("normal 1mb 0 0 pubsub 32mb
+	// 8mb 60", Redis's form) sets the output buffer limits at start.
 	Params map[string]string
 	// OnShutdown, if set, is called once a SHUTDOWN command has closed
 	// the server (in a goroutine of its own), with Close's result:
 	// cmd/lockredis exits there. SHUTDOWN closes the server either way.
 	OnShutdown func(error)
+	// OnConfigSet, when set, is told of every parameter CONFIG SET
+	// changed, with its normalized value (the CLI changes its log level).
+	OnConfigSet func(name, value string)
 }
 
 // Server is one lockredis instance. Many can run in one process.
@@ -276,6 +281,7 @@ func (s *Server) Start() error {
 		// SHUTDOWN (engine/cmd_shutdown.go): close in the background, as
 		// the connection that asked is still being served.
 		Shutdown: func(engine.ShutdownFlags) { go s.shutdown() },
+		OnConfigSet:      s.opts.OnConfigSet,
 	})
 	if err != nil {
 		closeAll()
@@ -285,6 +291,15 @@ func (s *Server) Start() error {
 	s.lns = lns
 	s.tlns = tlns
 	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
+	// The engine keeps every class's client-output-buffer-limit (CONFIG
+	// SET changes it); PubSubLimits, when given, is the pubsub class's.
+	if l := s.opts.PubSubLimits; l != (pubsub.Limits{}) {
+		eng.SetOutputLimit(engine.OutputPubsub, engine.OutputLimit{Hard: l.Hard, Soft: l.Soft, SoftSeconds: int64(l.SoftFor / time.Second)})
+	}
+	hub.SetLimitsFunc(func() pubsub.Limits {
+		l := eng.OutputLimit(engine.OutputPubsub)
+		return pubsub.Limits{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
+	})
 	pubsub.Register(eng, hub)
 	luasvc.Register(eng, luasvc.Options{Logf: s.opts.Logf})
 	// Every command is registered: the ACL file's rules can name them.

@@ -50,12 +50,13 @@ func cmdConfigHelp(c *Call) { WriteHelp(c.W, configHelp) }
 type configKind uint8
 
 const (
-	kindString configKind = iota
-	kindInt               // min..max
-	kindBool              // yes|no
-	kindEnum              // one of enum
-	kindMemory            // bytes with an optional k/kb/m/mb/g/gb unit, >= min
-	kindSave              // "" or pairs of seconds and changes
+	kindString       configKind = iota
+	kindInt                     // min..max
+	kindBool                    // yes|no
+	kindEnum                    // one of enum
+	kindMemory                  // bytes with an optional k/kb/m/mb/g/gb unit, >= min
+	kindSave                    // "" or pairs of seconds and changes
+	kindOutputLimits            // client-output-buffer-limit: <class> <hard> <soft> <seconds>...
 )
 
 // configParam is one parameter CONFIG knows.
@@ -74,6 +75,11 @@ type configParam struct {
 	// settable parameters change at runtime (setConfigValue).
 	settable bool
 }
+
+// Every parameter is settable, ignorable, immutable or protected, or
+// refused at runtime unless the value is the current one ("lockredis
+// cannot change this parameter at runtime"): TestConfigSetEveryParam
+// checks each one.
 
 const maxInt32 = math.MaxInt32
 
@@ -104,7 +110,8 @@ var configParams = []configParam{
 	// lockredis's own: the running time that stops a script and rolls it
 	// back (guards.go); 0: never, as Redis.
 	{name: "lua-hard-time-limit", def: "60000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
-	{name: "loglevel", def: "notice", kind: kindEnum, enum: []string{"debug", "verbose", "notice", "warning"}, ignorable: true},
+	// loglevel is applied by the assembler (Config.OnConfigSet).
+	{name: "loglevel", def: "notice", kind: kindEnum, enum: []string{"debug", "verbose", "notice", "warning"}, settable: true},
 	{name: "logfile", immutable: true},
 	{name: "protected-mode", def: "yes", kind: kindBool, settable: true},
 	{name: "tcp-keepalive", def: "300", kind: kindInt, min: 0, max: maxInt32, settable: true},
@@ -133,6 +140,8 @@ var configParams = []configParam{
 	// lockredis's own: milliseconds a SESSION lock stays with its dead
 	// owner before it passes on (lockqueue.go).
 	{name: "lock-delay", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
+	// normal clients: resp; pubsub: pubsub/; replica: kept only (outbuf.go).
+	{name: "client-output-buffer-limit", kind: kindOutputLimits, settable: true},
 }
 
 // lookupConfigParam finds a parameter by name, any case; an extra Params
@@ -183,7 +192,12 @@ func (e *Engine) configValue(p configParam) string {
 	if v, ok := e.guardValue(p.name); ok { // guards.go
 		return v
 	}
+	if v, ok := e.cfgState.value(p.name); ok { // set by CONFIG SET (config_runtime.go)
+		return v
+	}
 	switch p.name {
+	case "client-output-buffer-limit":
+		return e.outputLimitsValue() // outbuf.go
 	case "databases":
 		return strconv.Itoa(e.cfg.Databases)
 	case "tracking-table-max-keys":
@@ -346,7 +360,7 @@ func cmdConfigSet(c *Call) {
 		}
 	}
 	for i, p := range params {
-		if p.settable {
+		if p.settable || p.ignorable {
 			norm, _ := p.normalize(args[2*i+1])
 			c.E.setConfigValue(p, norm)
 		}
@@ -380,8 +394,19 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 	case "lock-delay":
 		n, _ := strconv.ParseInt(val, 10, 64)
 		e.locks.delayMs.Store(n)
-	default:
+	case "client-output-buffer-limit":
+		set, _ := parseOutputLimits(val)
+		e.applyOutputLimits(set)
+	case "busy-reply-threshold", "lua-time-limit", "lua-hard-time-limit", "maxmemory", "maxmemory-policy":
 		e.setGuardValue(p.name, val)
+	default:
+		// Kept for CONFIG GET and REWRITE: the ignorable knobs, and what
+		// the assembler applies (loglevel) through OnConfigSet.
+		e.cfgState.store(p.name, val)
+	}
+	e.cfgState.markChanged(p.name)
+	if e.cfg.OnConfigSet != nil {
+		e.cfg.OnConfigSet(p.name, val)
 	}
 }
 
@@ -424,6 +449,11 @@ func (p configParam) normalize(val []byte) (string, string) {
 				strconv.FormatInt(math.MaxInt64, 10) + " inclusive"
 		}
 		return strconv.FormatInt(n, 10), ""
+	case kindOutputLimits:
+		if _, why := parseOutputLimits(string(val)); why != "" {
+			return "", why
+		}
+		return string(val), ""
 	case kindSave:
 		f := strings.Fields(string(val))
 		if len(f)%2 != 0 {
@@ -492,12 +522,19 @@ func cmdConfigResetstat(c *Call) {
 	c.OK()
 }
 
-// cmdConfigRewrite never rewrites: lockredis does not edit its config
-// file.
+// cmdConfigRewrite writes what CONFIG SET changed into the config file
+// (config_runtime.go).
 func cmdConfigRewrite(c *Call) {
-	if c.E.cfg.Params["config_file"] == "" {
+	path := c.E.cfg.Params["config_file"]
+	if path == "" {
 		c.Err(errNoConfigFile)
 		return
 	}
-	c.Errf("ERR Rewriting config file: not supported by lockredis")
+	if err := c.E.rewriteConfig(path); err != nil {
+		c.E.cfg.Logf("warning", "CONFIG REWRITE failed: %v", err)
+		c.Errf("ERR Rewriting config file: %s", sanitizeLine(err.Error()))
+		return
+	}
+	c.E.cfg.Logf("notice", "CONFIG REWRITE executed with success.")
+	c.OK()
 }

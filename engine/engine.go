@@ -71,6 +71,10 @@ type Config struct {
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
 	Params map[string]string
+	// OnConfigSet, when set, is told of every parameter CONFIG SET
+	// changed (name, normalized value), after the engine applied it: the
+	// assembler applies those it owns (loglevel).
+	OnConfigSet func(name, value string)
 }
 
 // Publisher delivers PUBLISH messages. The engine counts receivers while
@@ -123,6 +127,8 @@ type Engine struct {
 	tracker     tracker      // client-side caching (tracking.go)
 	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
+	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
+	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -233,6 +239,10 @@ func New(cfg Config) (*Engine, error) {
 		fence:    fnc,
 	}
 	if err := e.initGuards(&cfg); err != nil { // guards.go
+		db.Close()
+		return nil, err
+	}
+	if err := e.initOutputLimits(cfg.Params); err != nil { // outbuf.go
 		db.Close()
 		return nil, err
 	}

@@ -37,7 +37,10 @@ const (
 // Hub is one server's channels, patterns and shard channels.
 type Hub struct {
 	limits Limits
-	logf   func(level, format string, args ...any)
+	// limitsFn, when set, gives the current limits instead (CONFIG SET
+	// client-output-buffer-limit changes them).
+	limitsFn func() Limits
+	logf     func(level, format string, args ...any)
 
 	mu       sync.RWMutex
 	channels map[string]map[*Subscriber]struct{}
@@ -67,6 +70,18 @@ func NewHub(limits Limits, logf func(level, format string, args ...any)) *Hub {
 		shards:   make(map[string]map[*Subscriber]struct{}),
 		bySess:   make(map[*engine.Session]*Subscriber),
 	}
+}
+
+// SetLimitsFunc makes the hub read its limits from f at every check,
+// so that they follow CONFIG SET; call it before the hub is used. With f
+// a zero Limits means no limit, as "pubsub 0 0 0" in Redis.
+func (h *Hub) SetLimitsFunc(f func() Limits) { h.limitsFn = f }
+
+func (h *Hub) currentLimits() Limits {
+	if h.limitsFn != nil {
+		return h.limitsFn()
+	}
+	return h.limits
 }
 
 func (h *Hub) table(k kind) map[string]map[*Subscriber]struct{} {

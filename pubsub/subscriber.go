@@ -80,7 +80,7 @@ func (s *Subscriber) queued(n int64) {
 		return
 	}
 	s.pending += n
-	lim := s.hub.limits
+	lim := s.hub.currentLimits()
 	over := false
 	switch {
 	case lim.Hard > 0 && s.pending > lim.Hard:

@@ -31,6 +31,7 @@ func (s *Server) runCron() {
 		if timeout := s.eng.IdleTimeout(); timeout > 0 {
 			s.closeIdle(int64(timeout/time.Second), time.Now().Unix())
 		}
+		s.checkOutputLimits(time.Now()) // outbuf.go
 		peak, prev = s.releaseAfterStorm(peak, prev)
 	}
 }

@@ -175,6 +175,8 @@ type guardConn struct {
 	// lastIO is when the socket last gave or took bytes (unix seconds),
 	// Redis's lastinteraction, for the idle timeout (cron.go).
 	lastIO atomic.Int64
+	// obuf counts replies not yet written (outbuf.go).
+	obuf outBuf
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -229,6 +231,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 // Write counts the bytes sent, for INFO.
 func (g *guardConn) Write(b []byte) (int, error) {
 	n, err := g.Conn.Write(b)
+	g.obuf.written(n)
 	g.stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {
 		g.lastIO.Store(time.Now().Unix())

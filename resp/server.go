@@ -49,6 +49,7 @@ type Server struct {
 
 // client is one connection's state, kept in the redcon context.
 type client struct {
+	srv  *Server
 	rc   redcon.Conn
 	gc   *guardConn
 	sess *engine.Session
@@ -184,7 +185,7 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	sess := engine.NewSession("normal")
 	sess.SetAddrs(rc.RemoteAddr(), gc.LocalAddr().String())
 	s.eng.AddSession(sess)
-	c := &client{rc: rc, gc: gc, sess: sess, enc: Encoder{Proto: 2}}
+	c := &client{srv: s, rc: rc, gc: gc, sess: sess, enc: Encoder{Proto: 2}}
 	gc.sess = sess
 	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
 	sess.Close = func() { gc.Conn.Close() }
@@ -238,8 +239,8 @@ func (s *Server) forget(c *client) {
 // handle runs one command read from a connection.
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
-	if c.sess.CloseAfterReply {
-		return // closing: nothing pipelined after QUIT or an HTTP header runs
+	if c.sess.CloseAfterReply || c.gc.obuf.closed.Load() {
+		return // closing: nothing pipelined after QUIT, an HTTP header or an output buffer overrun runs
 	}
 	s.runOne(c, cmd.Args)
 	if c.sess.CloseAfterReply && c.dc == nil {
@@ -321,6 +322,8 @@ func (c *client) flush() {
 		c.sub.Send(c.enc.Buf)
 	} else {
 		c.rc.WriteRaw(c.enc.Buf)
+		c.gc.obuf.pending.Add(int64(len(c.enc.Buf)))
+		c.srv.checkOutputLimit(c, time.Now()) // outbuf.go
 	}
 	if cap(c.enc.Buf) > 64<<10 {
 		c.enc.Buf = nil

@@ -4,25 +4,72 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lockredis/lockredis/engine"
 	"github.com/spf13/pflag"
 )
 
-// ignoredDirectives are redis.conf directives that mean nothing to
-// lockredis but appear in ordinary configs; they are accepted and skipped.
+// ignoredDirectives are redis.conf directives that change nothing a
+// client can see in lockredis (snapshots, replication, encodings, memory
+// and thread tuning...) but appear in ordinary configs, Debian's stock
+// redis.conf among them: they are accepted, with any value, and listed
+// once in a log line at start ("Accepted and ignored: ..."). Each is also
+// a (hidden) flag. Directives that would change behaviour lockredis does
+// not implement are refused instead (refusedDirectives).
 var ignoredDirectives = map[string]bool{
-	"daemonize": true, "supervised": true, "pidfile": true,
-	"tcp-backlog": true, "stop-writes-on-bgsave-error": true,
-	"rdbcompression": true, "rdbchecksum": true, "dbfilename": true, "always-show-logo": true,
-	"set-proc-title": true, "hz": true, "dynamic-hz": true, "aof-use-rdb-preamble": true,
-	"no-appendfsync-on-rewrite": true, "auto-aof-rewrite-percentage": true,
-	"auto-aof-rewrite-min-size": true, "aof-load-truncated": true,
-	"lazyfree-lazy-eviction": true, "io-threads": true,
-	"syslog-enabled":         true,
-	"notify-keyspace-events": true, "unixsocket": true, "unixsocketperm": true,
+	// snapshots (lockredis persists with its append-only file only)
+	"stop-writes-on-bgsave-error": true, "rdbcompression": true, "rdbchecksum": true,
+	"dbfilename": true, "rdb-del-sync-files": true, "rdb-save-incremental-fsync": true,
+	"rdb-key-save-delay": true,
+	// append-only file tuning (lockredis's file is dir/appendfilename)
+	"appenddirname": true, "aof-use-rdb-preamble": true, "no-appendfsync-on-rewrite": true,
+	"auto-aof-rewrite-percentage": true, "auto-aof-rewrite-min-size": true,
+	"aof-load-truncated": true, "aof-timestamp-enabled": true, "aof-rewrite-incremental-fsync": true,
+	// replication (lockredis has none; replicaof is refused)
+	"replica-serve-stale-data": true, "slave-serve-stale-data": true, "replica-read-only": true, "slave-read-only": true,
+	"repl-diskless-sync": true, "repl-diskless-sync-delay": true, "repl-diskless-sync-max-replicas": true,
+	"repl-diskless-load": true, "repl-disable-tcp-nodelay": true, "replica-priority": true, "slave-priority": true,
+	"repl-ping-replica-period": true, "repl-timeout": true, "repl-backlog-size": true, "repl-backlog-ttl": true,
+	"min-replicas-to-write": true, "min-replicas-max-lag": true, "replica-announce-ip": true,
+	"replica-announce-port": true, "replica-announced": true, "replica-ignore-maxmemory": true,
+	"replica-lazy-flush": true,
+	// lazy freeing, encodings, memory and thread tuning
+	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
+	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true,
+	"hash-max-listpack-entries": true, "hash-max-listpack-value": true, "hash-max-ziplist-entries": true,
+	"hash-max-ziplist-value": true, "list-max-listpack-size": true, "list-max-ziplist-size": true,
+	"list-compress-depth": true, "set-max-intset-entries": true, "zset-max-listpack-entries": true,
+	"zset-max-listpack-value": true, "zset-max-ziplist-entries": true, "zset-max-ziplist-value": true,
+	"hll-sparse-max-bytes": true, "stream-node-max-bytes": true, "stream-node-max-entries": true,
+	"activerehashing": true, "activedefrag": true, "jemalloc-bg-thread": true, "maxmemory-samples": true,
+	"maxmemory-eviction-tenacity": true, "lfu-log-factor": true, "lfu-decay-time": true,
+	"io-threads": true, "io-threads-do-reads": true, "hz": true, "dynamic-hz": true,
+	"oom-score-adj": true, "oom-score-adj-values": true, "disable-thp": true,
+	// process cosmetics and the listen queue (Go's listen uses the kernel's somaxconn)
+	"always-show-logo": true, "set-proc-title": true, "proc-title-template": true, "tcp-backlog": true,
+	"syslog-enabled": true, "syslog-ident": true, "syslog-facility": true, "crash-log-enabled": true,
+	"crash-memcheck-enabled": true, "acllog-max-len": true,
+}
+
+// refusedDirectives are redis.conf directives that would change
+// behaviour lockredis does not implement: any value but the harmless one
+// stops the start with why.
+var refusedDirectives = map[string]struct{ why, harmless string }{
+	"replicaof":              {"lockredis has no replication", ""},
+	"slaveof":                {"lockredis has no replication", ""},
+	"cluster-enabled":        {"lockredis has no cluster mode", "no"},
+	"unixsocket":             {"lockredis listens on TCP only", ""},
+	"unixsocketperm":         {"lockredis listens on TCP only", "0"},
+	"notify-keyspace-events": {"lockredis sends no keyspace notifications", ""},
+	"rename-command":         {"use ACL rules (aclfile) to deny commands", ""},
+	"include":                {"lockredis reads one config file", ""},
+	"loadmodule":             {"lockredis has no modules", ""},
+	"masterauth":             {"lockredis has no replication", ""},
+	"masteruser":             {"lockredis has no replication", ""},
 }
 
 // readConfigFile reads a redis.conf-style file: one "directive args..."
@@ -142,15 +189,124 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.latencyThreshold, err = one()
 	case "enable-debug-command":
 		cfg.enableDebug, err = one()
+	case "daemonize":
+		var v string
+		if v, err = one(); err == nil {
+			var yes bool
+			if yes, err = engine.ParseYesNo(name, v); err == nil {
+				cfg.daemonize = yes
+			}
+		}
+	case "supervised":
+		var v string
+		if v, err = one(); err == nil {
+			switch v = strings.ToLower(v); v {
+			case "no", "auto", "systemd":
+				cfg.supervised = v
+			case "upstart":
+				err = fmt.Errorf("supervised upstart is not supported by lockredis (it does not stop itself to signal readiness): use systemd or no")
+			default:
+				err = fmt.Errorf("argument of %q must be upstart, systemd, auto or no, got %q", name, v)
+			}
+		}
+	case "pidfile":
+		cfg.pidfile, err = one()
+	case "client-output-buffer-limit":
+		if len(args) == 0 || len(args)%4 != 0 {
+			return fmt.Errorf("wrong number of arguments for %q", name)
+		}
+		cfg.outputLimits = append(cfg.outputLimits, strings.Join(args, " "))
 	default:
 		if handled, err := applyTLSDirective(&cfg.tls, name, args); handled {
 			return err
 		}
+		if r, ok := refusedDirectives[name]; ok {
+			if v := strings.Join(args, " "); v != r.harmless {
+				return fmt.Errorf("%s %q is not supported: %s", name, v, r.why)
+			}
+			return nil
+		}
 		if !ignoredDirectives[name] {
 			return fmt.Errorf("Bad directive or wrong number of arguments")
 		}
+		cfg.ignore(name, strings.Join(args, " "))
 	}
 	return err
+}
+
+// ignore records an accepted-and-ignored directive and its value (the
+// last one given wins, as for every directive).
+func (cfg *config) ignore(name, value string) {
+	if cfg.ignored == nil {
+		cfg.ignored = map[string]string{}
+	}
+	cfg.ignored[name] = value
+}
+
+// ignoredNames lists the ignored directives given, sorted.
+func (cfg *config) ignoredNames() []string {
+	names := make([]string, 0, len(cfg.ignored))
+	for n := range cfg.ignored {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// directiveFlag is the flag of a directive held outside the typed flags:
+// --name "args..." applies "name args..." as the config file would.
+type directiveFlag struct {
+	name string
+	cfg  *config
+	set  *string // the last value, for String
+}
+
+func (f directiveFlag) Set(s string) error {
+	args, err := splitConfigLine(s)
+	if err != nil {
+		return err
+	}
+	*f.set = s
+	return applyDirective(f.cfg, f.name, args)
+}
+
+func (f directiveFlag) String() string {
+	if f.set == nil {
+		return ""
+	}
+	return *f.set
+}
+
+func (f directiveFlag) Type() string { return "string" }
+
+// registerDirectiveFlags adds a flag for each directive the typed flags
+// do not cover: every redis.conf directive lockredis takes is also a
+// flag, as redis-server takes --any-directive value. Ignored and refused
+// directives are hidden flags (README lists them).
+func registerDirectiveFlags(fs *pflag.FlagSet, cfg *config) {
+	for _, d := range []struct{ name, usage string }{
+		{"daemonize", "yes|no: lockredis never forks; yes logs that it stays in the foreground"},
+		{"supervised", "no|auto|systemd: tell systemd (NOTIFY_SOCKET) when ready"},
+		{"pidfile", "write the process id to this file while running"},
+		{"client-output-buffer-limit", `"<class> <hard> <soft> <seconds>" (normal, pubsub, replica); repeatable`},
+	} {
+		fs.Var(directiveFlag{d.name, cfg, new(string)}, d.name, d.usage)
+	}
+	var hidden []string
+	for n := range ignoredDirectives {
+		hidden = append(hidden, n)
+	}
+	for n := range refusedDirectives {
+		hidden = append(hidden, n)
+	}
+	sort.Strings(hidden)
+	for _, n := range hidden {
+		if fs.Lookup(n) != nil {
+			continue
+		}
+		fs.Var(directiveFlag{n, cfg, new(string)}, n, "redis.conf's "+n)
+		fs.MarkHidden(n)
+	}
 }
 
 // overlay returns file, with every flag the command line set taken from cli.
@@ -190,6 +346,14 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("slowlog-max-len", func() { out.slowlogMaxLen = cli.slowlogMaxLen })
 	set("latency-monitor-threshold", func() { out.latencyThreshold = cli.latencyThreshold })
 	set("enable-debug-command", func() { out.enableDebug = cli.enableDebug })
+	set("daemonize", func() { out.daemonize = cli.daemonize })
+	set("supervised", func() { out.supervised = cli.supervised })
+	set("pidfile", func() { out.pidfile = cli.pidfile })
+	// Limits add up class by class: the command line's come after the file's.
+	out.outputLimits = append(append([]string(nil), file.outputLimits...), cli.outputLimits...)
+	for _, n := range cli.ignoredNames() {
+		out.ignore(n, cli.ignored[n])
+	}
 	return out
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,14 @@ type config struct {
 	slowlogMaxLen     string
 	latencyThreshold  string // ms, 0 off
 	enableDebug       string // no|yes|local
+	// Process settings of redis.conf (conffile.go).
+	daemonize    bool     // lockredis never forks: yes is logged
+	supervised   string   // no|auto|systemd
+	pidfile      string   // written while running
+	outputLimits []string // client-output-buffer-limit lines, in order
+	// ignored are the accepted-and-ignored directives given, with their
+	// values (CONFIG GET reports those it knows).
+	ignored map[string]string
 }
 
 func defaults() config {
@@ -68,7 +77,7 @@ func defaults() config {
 		maxmemory: "0", maxmemPolicy: "noeviction",
 		restartFence: "auto", maxLockTTL: engine.DefaultMaxLockTTL,
 		tls:           defaultTLS(),
-		protectedMode: "yes", tcpKeepAlive: 300,
+		protectedMode: "yes", tcpKeepAlive: 300, supervised: "no",
 		slowlogSlowerThan: strconv.Itoa(engine.DefaultSlowlogSlowerThan),
 		slowlogMaxLen:     strconv.Itoa(engine.DefaultSlowlogMaxLen),
 		latencyThreshold:  "0", enableDebug: "no",
@@ -79,42 +88,7 @@ func defaults() config {
 // not nil, replaces the signal channel.
 func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	cfg := defaults()
-	fs := pflag.NewFlagSet("lockredis", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
-	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
-	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
-	fs.StringVar(&cfg.aclfile, "aclfile", "", "ACL users file (ACL LOAD/SAVE); loaded at start")
-	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
-	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
-	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
-	fs.StringVar(&cfg.appendonly, "appendonly", cfg.appendonly, "yes|no: keep the keyspace on disk")
-	fs.StringVar(&cfg.appendfsync, "appendfsync", cfg.appendfsync, "always|everysec|no")
-	fs.StringVar(&cfg.appendfile, "appendfilename", cfg.appendfile, "name of the append-only file in --dir")
-	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
-	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
-	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
-	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before other clients get BUSY and SCRIPT KILL may stop it")
-	fs.IntVar(&cfg.luaTimeLimit, "busy-reply-threshold", cfg.luaTimeLimit, "the same as --lua-time-limit (Redis 7.0's name)")
-	fs.IntVar(&cfg.luaHardLimit, "lua-hard-time-limit", cfg.luaHardLimit, "milliseconds after which a script is stopped and rolled back (0: never)")
-	fs.StringVar(&cfg.maxmemory, "maxmemory", cfg.maxmemory, "refuse commands that may grow memory (OOM) past this many bytes (100mb, 1gb...; 0: no limit)")
-	fs.StringVar(&cfg.maxmemPolicy, "maxmemory-policy", cfg.maxmemPolicy, "noeviction (the only policy: evicting keys would release held locks)")
-	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
-		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
-	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
-	registerTLSFlags(fs, &cfg.tls)
-	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
-	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
-		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
-	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
-	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
-	fs.StringVar(&cfg.slowlogSlowerThan, "slowlog-log-slower-than", cfg.slowlogSlowerThan, "microseconds a command must take to enter the slow log (-1: none, 0: all)")
-	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
-	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
-	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
-	version := fs.BoolP("version", "v", false, "print the version and exit")
-	help := fs.BoolP("help", "h", false, "print this help and exit")
+	fs, version, help := newFlagSet(&cfg, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: lockredis [/path/to/redis.conf] [options]\n\n")
 		fs.PrintDefaults()
@@ -174,7 +148,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		defer f.Close()
 		logOut = f
 	}
-	logf := newLogger(logOut, cfg.loglevel)
+	logf, setLogLevel := newLogger(logOut, cfg.loglevel)
+	if names := cfg.ignoredNames(); len(names) > 0 {
+		logf("notice", "Accepted and ignored: %s (no effect in lockredis)", strings.Join(names, " "))
+	}
+	if cfg.daemonize {
+		logf("notice", "daemonize yes: lockredis does not fork, it stays in the foreground (use a supervisor such as systemd)")
+	}
 	// Redis's adjustOpenFilesLimit: room for maxclients, or fewer clients.
 	if mc, ok := adjustOpenFilesLimit(cfg.maxclients, logf); ok {
 		cfg.maxclients = mc
@@ -229,9 +209,30 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"slowlog-max-len":           cfg.slowlogMaxLen,
 			"latency-monitor-threshold": cfg.latencyThreshold,
 			"enable-debug-command":      cfg.enableDebug,
+			"maxclients":     strconv.Itoa(cfg.maxclients),
+			"daemonize":      yesNo(cfg.daemonize),
+			"supervised":     cfg.supervised,
+			"pidfile":        cfg.pidfile,
 		},
 		// SHUTDOWN closes the server; then this process exits.
 		OnShutdown: func(err error) { shutdownDone <- err },
+		OnConfigSet: func(name, value string) {
+			if name == "loglevel" {
+				setLogLevel(value)
+			}
+		},
+	}
+	if len(cfg.outputLimits) > 0 {
+		opts.Params["client-output-buffer-limit"] = strings.Join(cfg.outputLimits, " ")
+	}
+	// The ignored directives the parameter table knows (hz, io-threads...)
+	// read back as given.
+	for n, v := range cfg.ignored {
+		if strings.IndexByte(n, '_') < 0 {
+			if _, ok := opts.Params[n]; !ok && engine.IsConfigParam(n) {
+				opts.Params[n] = v
+			}
+		}
 	}
 	tlsOptions(cfg, tlsCfg, &opts)
 	if opts.TLSOnly {
@@ -249,6 +250,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		return 1
 	}
+	if cfg.pidfile != "" {
+		if err := os.WriteFile(cfg.pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			logf("warning", "Failed to write PID file: %v", err)
+		} else {
+			defer os.Remove(cfg.pidfile)
+		}
+	}
 	mode := "in memory"
 	if cfg.appendonly == "yes" {
 		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
@@ -259,6 +267,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	if len(srv.TLSAddrs()) > 0 {
 		logf("notice", "Ready to accept connections tls on %s", strings.Join(srv.TLSAddrs(), " "))
+	}
+	if cfg.supervised == "systemd" || cfg.supervised == "auto" {
+		notifySystemd(cfg.supervised, logf)
 	}
 
 	if stop == nil {
@@ -295,6 +306,48 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("warning", "Redis is now ready to exit, bye bye...")
 	return 0
+}
+
+// newFlagSet registers every flag on cfg.
+func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help *bool) {
+	fs = pflag.NewFlagSet("lockredis", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.IntVarP(&cfg.port, "port", "p", cfg.port, "TCP port to listen on (0: a free port)")
+	fs.Var(bindFlag{&cfg.bind}, "bind", "address(es) to listen on, space or comma separated; a leading - makes one optional (127.0.0.1 -::1)")
+	fs.StringVar(&cfg.requirepass, "requirepass", "", "password clients must AUTH with")
+	fs.StringVar(&cfg.aclfile, "aclfile", "", "ACL users file (ACL LOAD/SAVE); loaded at start")
+	fs.IntVar(&cfg.maxclients, "maxclients", cfg.maxclients, "maximum number of connected clients")
+	fs.IntVar(&cfg.databases, "databases", cfg.databases, "number of databases (1..256)")
+	fs.StringVar(&cfg.dir, "dir", cfg.dir, "directory for the append-only file and the state file")
+	fs.StringVar(&cfg.appendonly, "appendonly", cfg.appendonly, "yes|no: keep the keyspace on disk")
+	fs.StringVar(&cfg.appendfsync, "appendfsync", cfg.appendfsync, "always|everysec|no")
+	fs.StringVar(&cfg.appendfile, "appendfilename", cfg.appendfile, "name of the append-only file in --dir")
+	fs.StringVar(&cfg.loglevel, "loglevel", cfg.loglevel, "debug|verbose|notice|warning")
+	fs.StringVar(&cfg.logfile, "logfile", "", "log file; empty logs to standard output")
+	fs.StringVar(&cfg.save, "save", "", "accepted for redis-server compatibility; snapshots are not used")
+	fs.IntVar(&cfg.luaTimeLimit, "lua-time-limit", cfg.luaTimeLimit, "milliseconds a script may run before other clients get BUSY and SCRIPT KILL may stop it")
+	fs.IntVar(&cfg.luaTimeLimit, "busy-reply-threshold", cfg.luaTimeLimit, "the same as --lua-time-limit (Redis 7.0's name)")
+	fs.IntVar(&cfg.luaHardLimit, "lua-hard-time-limit", cfg.luaHardLimit, "milliseconds after which a script is stopped and rolled back (0: never)")
+	fs.StringVar(&cfg.maxmemory, "maxmemory", cfg.maxmemory, "refuse commands that may grow memory (OOM) past this many bytes (100mb, 1gb...; 0: no limit)")
+	fs.StringVar(&cfg.maxmemPolicy, "maxmemory-policy", cfg.maxmemPolicy, "noeviction (the only policy: evicting keys would release held locks)")
+	fs.StringVar(&cfg.restartFence, "restart-fence", cfg.restartFence,
+		"auto|off|<duration>: after a crash, refuse to create keys for the largest TTL granted (auto) or the duration")
+	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
+	registerTLSFlags(fs, &cfg.tls)
+	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
+	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
+		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
+	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
+	fs.IntVar(&cfg.tcpKeepAlive, "tcp-keepalive", cfg.tcpKeepAlive, "seconds between TCP keepalive probes of idle clients (0: off)")
+	fs.StringVar(&cfg.slowlogSlowerThan, "slowlog-log-slower-than", cfg.slowlogSlowerThan, "microseconds a command must take to enter the slow log (-1: none, 0: all)")
+	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
+	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
+	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
+	registerDirectiveFlags(fs, cfg) // conffile.go
+	version = fs.BoolP("version", "v", false, "print the version and exit")
+	help = fs.BoolP("help", "h", false, "print this help and exit")
+	return fs, version, help
 }
 
 // luaTimeLimit turns --lua-time-limit or --lua-hard-time-limit (ms) into
@@ -390,17 +443,20 @@ var levelRank = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning":
 var levelMark = map[string]byte{"debug": '.', "verbose": '-', "notice": '*', "warning": '#'}
 
 // newLogger writes lines the way redis-server does:
-// "pid:M 21 Nov 2026 13:38:34.123 * message".
-func newLogger(w io.Writer, level string) func(level, format string, args ...any) {
+// "pid:M 21 Nov 2026 13:38:34.123 * message". setLevel changes the level
+// (CONFIG SET loglevel).
+func newLogger(w io.Writer, level string) (logf func(level, format string, args ...any), setLevel func(string)) {
 	var mu sync.Mutex
-	min := levelRank[level]
+	var min atomic.Int32
+	min.Store(int32(levelRank[level]))
 	pid := os.Getpid()
+	setLevel = func(l string) { min.Store(int32(levelRank[strings.ToLower(l)])) }
 	return func(lvl, format string, args ...any) {
 		r, ok := levelRank[lvl]
 		if !ok {
 			r = 2
 		}
-		if r < min {
+		if int32(r) < min.Load() {
 			return
 		}
 		mark, ok := levelMark[lvl]
@@ -411,5 +467,40 @@ func newLogger(w io.Writer, level string) func(level, format string, args ...any
 		mu.Lock()
 		io.WriteString(w, line)
 		mu.Unlock()
+	}, setLevel
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
 	}
+	return "no"
+}
+
+// notifySystemd tells systemd the server is ready (supervised systemd or
+// auto, as redis-server's redisCommunicateSystemd): READY=1 on the
+// NOTIFY_SOCKET datagram socket. Without the variable, auto does nothing
+// and systemd is logged.
+func notifySystemd(mode string, logf func(level, format string, args ...any)) {
+	sock := os.Getenv("NOTIFY_SOCKET")
+	if sock == "" {
+		if mode == "systemd" {
+			logf("warning", "systemd supervision requested or auto-detected, but NOTIFY_SOCKET not found!")
+		}
+		return
+	}
+	if sock[0] == '@' {
+		sock = "\x00" + sock[1:] // abstract socket
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		logf("warning", "Can't notify systemd: %v", err)
+		return
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("STATUS=Ready to accept connections\nREADY=1\n")); err != nil {
+		logf("warning", "Can't notify systemd: %v", err)
+		return
+	}
+	logf("notice", "Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec and TimeoutStopSec in your service unit.")
 }

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// client-output-buffer-limit: Redis's three classes of clients, each with
+// a hard limit, a soft limit and the seconds the soft one may be passed
+// (0 everywhere: no limit). The engine keeps the values; resp enforces
+// the normal class, pubsub the pubsub class; lockredis has no replicas,
+// so the replica class is kept only for CONFIG GET and REWRITE.
+
+// OutputLimit is one class's limit: Hard and Soft in bytes (0: none),
+// SoftSeconds how long pending output may stay above Soft.
+type OutputLimit struct {
+	Hard, Soft, SoftSeconds int64
+}
+
+// Output buffer classes, in the order CONFIG GET lists them.
+const (
+	OutputNormal = iota
+	OutputReplica
+	OutputPubsub
+	numOutputClasses
+)
+
+// outputClassNames spell the classes as CONFIG GET does (Redis 7.0 still
+// says slave).
+var outputClassNames = [numOutputClasses]string{"normal", "slave", "pubsub"}
+
+// defaultOutputLimits are redis-server 7.0's defaults.
+var defaultOutputLimits = [numOutputClasses]OutputLimit{
+	{},
+	{Hard: 256 << 20, Soft: 64 << 20, SoftSeconds: 60},
+	{Hard: 32 << 20, Soft: 8 << 20, SoftSeconds: 60},
+}
+
+type outputLimits struct {
+	mu      sync.RWMutex
+	classes [numOutputClasses]OutputLimit
+}
+
+// OutputLimit returns the current limit of a class (OutputNormal...).
+func (e *Engine) OutputLimit(class int) OutputLimit {
+	e.outLimits.mu.RLock()
+	defer e.outLimits.mu.RUnlock()
+	return e.outLimits.classes[class]
+}
+
+// SetOutputLimit changes one class's limit, as CONFIG SET does.
+func (e *Engine) SetOutputLimit(class int, l OutputLimit) {
+	e.outLimits.mu.Lock()
+	e.outLimits.classes[class] = l
+	e.outLimits.mu.Unlock()
+}
+
+// initOutputLimits starts from Redis's defaults and applies
+// Params["client-output-buffer-limit"] (the config file's lines, joined).
+func (e *Engine) initOutputLimits(params map[string]string) error {
+	e.outLimits.classes = defaultOutputLimits
+	v, ok := params["client-output-buffer-limit"]
+	if !ok {
+		return nil
+	}
+	set, why := parseOutputLimits(v)
+	if why != "" {
+		return errorString("client-output-buffer-limit: " + why)
+	}
+	e.applyOutputLimits(set)
+	return nil
+}
+
+type errorString string
+
+func (s errorString) Error() string { return string(s) }
+
+// outputLimitSet is a parsed value: the classes it names, and their limits.
+type outputLimitSet struct {
+	named  [numOutputClasses]bool
+	limits [numOutputClasses]OutputLimit
+}
+
+// parseOutputLimits parses "<class> <hard> <soft> <soft seconds> ..." as
+// Redis's setConfigClientOutputBufferLimitOption does, with its errors.
+func parseOutputLimits(v string) (outputLimitSet, string) {
+	var set outputLimitSet
+	f := strings.Fields(v)
+	if len(f)%4 != 0 {
+		return set, "Wrong number of arguments in buffer limit configuration."
+	}
+	for i := 0; i < len(f); i += 4 {
+		class := -1
+		switch strings.ToLower(f[i]) {
+		case "normal":
+			class = OutputNormal
+		case "replica", "slave":
+			class = OutputReplica
+		case "pubsub":
+			class = OutputPubsub
+		}
+		if class < 0 {
+			return set, "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := parseMemory([]byte(f[i+1]))
+		soft, ok2 := parseMemory([]byte(f[i+2]))
+		secs, err := strconv.ParseInt(f[i+3], 10, 64)
+		if !ok1 || !ok2 || err != nil || secs < 0 {
+			return set, "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		set.named[class] = true
+		set.limits[class] = OutputLimit{Hard: hard, Soft: soft, SoftSeconds: secs}
+	}
+	return set, ""
+}
+
+func (e *Engine) applyOutputLimits(set outputLimitSet) {
+	e.outLimits.mu.Lock()
+	defer e.outLimits.mu.Unlock()
+	for c := range set.named {
+		if set.named[c] {
+			e.outLimits.classes[c] = set.limits[c]
+		}
+	}
+}
+
+// outputLimitsValue is CONFIG GET's value: every class, in bytes.
+func (e *Engine) outputLimitsValue() string {
+	var b []byte
+	for c := 0; c < numOutputClasses; c++ {
+		l := e.OutputLimit(c)
+		if c > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, outputClassNames[c]...)
+		for _, n := range []int64{l.Hard, l.Soft, l.SoftSeconds} {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, n, 10)
+		}
+	}
+	return string(b)
+}
+
+// outputLimitsLines are CONFIG REWRITE's lines: one per class, as
+// Redis's rewriteConfigClientOutputBufferLimitOption writes them (the
+// replica class as "replica"), with memory in Redis's units.
+func (e *Engine) outputLimitsLines() []string {
+	var out []string
+	for c := 0; c < numOutputClasses; c++ {
+		l := e.OutputLimit(c)
+		name := outputClassNames[c]
+		if c == OutputReplica {
+			name = "replica"
+		}
+		out = append(out, "client-output-buffer-limit "+name+" "+memoryString(l.Hard)+" "+
+			memoryString(l.Soft)+" "+strconv.FormatInt(l.SoftSeconds, 10))
+	}
+	return out
+}
+
+// memoryString writes bytes as Redis's rewriteConfigFormatMemory: in gb,
+// mb or kb when exact.
+func memoryString(n int64) string {
+	switch {
+	case n != 0 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + "gb"
+	case n != 0 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "mb"
+	case n != 0 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "kb"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// ClientInfoString is a client's CLIENT INFO line without its newline,
+// for log lines that describe a client as Redis's do.
+func ClientInfoString(ci ClientInfo) string {
+	b := appendClientInfo(nil, ci)
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
+// IsConfigParam tells whether CONFIG GET knows name (lower case) as a
+// parameter of its own.
+func IsConfigParam(name string) bool {
+	for _, p := range configParams {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
