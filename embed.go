@@ -280,8 +280,8 @@ func (s *Server) Start() error {
 		MaxMemoryPolicy:  s.opts.MaxMemoryPolicy,
 		// SHUTDOWN (engine/cmd_shutdown.go): close in the background, as
 		// the connection that asked is still being served.
-		Shutdown: func(engine.ShutdownFlags) { go s.shutdown() },
-		OnConfigSet:      s.opts.OnConfigSet,
+		Shutdown:    func(engine.ShutdownFlags) { go s.shutdown() },
+		OnConfigSet: s.opts.OnConfigSet,
 	})
 	if err != nil {
 		closeAll()
