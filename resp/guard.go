@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"strings"
 
 	"sync/atomic"
 	"time"
@@ -319,6 +320,9 @@ func (g *guardConn) fail() error {
 		g.logf("warning", "closing client %s that reached max query buffer length", g.RemoteAddr())
 		return errProtocolClose
 	}
+	// Redis's setProtocolError log line, at verbose level as in Redis.
+	g.logf("verbose", "Protocol error (%s) from client: addr=%s laddr=%s. Query buffer during protocol error: '%s'",
+		strings.TrimPrefix(g.failMsg, "Protocol error: "), g.RemoteAddr(), g.LocalAddr(), g.querySample())
 	msg := make([]byte, 0, len(g.failMsg)+7)
 	msg = append(msg, "-ERR "...)
 	msg = append(msg, g.failMsg...)
@@ -329,6 +333,21 @@ func (g *guardConn) fail() error {
 		g.Write(msg)
 	}
 	return errProtocolClose
+}
+
+// querySample is what is left of the read at a protocol error, at most
+// 128 bytes, with unprintable bytes as '.', as Redis logs it.
+func (g *guardConn) querySample() string {
+	b := []byte(nil)
+	if g.pos >= 0 && g.pos <= g.w && g.w <= len(g.buf) {
+		b = append(b, g.buf[g.pos:min(g.w, g.pos+128)]...)
+	}
+	for i, c := range b {
+		if c < ' ' || c > '~' {
+			b[i] = '.'
+		}
+	}
+	return string(b)
 }
 
 // violation stops the parser; fail reports msg ("": close silently) once

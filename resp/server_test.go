@@ -615,3 +615,31 @@ func exchange(t *testing.T, addr, in string) (string, bool) {
 		}
 	}
 }
+
+// TestProtocolErrorLogged: a protocol error is logged as Redis's
+// setProtocolError logs it (verbose), with what was left of the read.
+func TestProtocolErrorLogged(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	ts := startServer(t, engine.Config{}, Options{Logf: func(level, format string, args ...any) {
+		mu.Lock()
+		lines = append(lines, level+" "+fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}})
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("*1\r\n$x\r\nPING\r\n"))
+	io.Copy(io.Discard, c) // the server replies and closes
+	mu.Lock()
+	defer mu.Unlock()
+	for _, l := range lines {
+		if strings.HasPrefix(l, "verbose Protocol error (invalid bulk length) from client: addr=") &&
+			strings.Contains(l, "Query buffer during protocol error: '") {
+			return
+		}
+	}
+	t.Errorf("no protocol error log line in %q", lines)
+}
