@@ -321,8 +321,8 @@ func (g *guardConn) fail() error {
 		return errProtocolClose
 	}
 	// Redis's setProtocolError log line, at verbose level as in Redis.
-	g.logf("verbose", "Protocol error (%s) from client: addr=%s laddr=%s. Query buffer during protocol error: '%s'",
-		strings.TrimPrefix(g.failMsg, "Protocol error: "), g.RemoteAddr(), g.LocalAddr(), g.querySample())
+	g.logf("verbose", "Protocol error (%s) from client: addr=%s. Query buffer during protocol error: '%s'",
+		strings.TrimPrefix(g.failMsg, "Protocol error: "), g.RemoteAddr(), g.querySample())
 	msg := make([]byte, 0, len(g.failMsg)+7)
 	msg = append(msg, "-ERR "...)
 	msg = append(msg, g.failMsg...)
