@@ -40,11 +40,14 @@ type Server struct {
 	lns     []net.Listener // every listener Serve was given
 	clients map[*client]struct{}
 	count   atomic.Int64
-	conns   sync.WaitGroup // one per accepted connection until it is gone
-	serving sync.WaitGroup // one per Serve call until it returns
-	closed  bool
-	closing chan struct{} // closed by Close: wakes blocked commands
-	cron    sync.Once     // starts the cron (cron.go) with the first Serve
+	// maxClientsLogged: when (unix s) refusing a client for maxclients
+	// was last logged.
+	maxClientsLogged atomic.Int64
+	conns            sync.WaitGroup // one per accepted connection until it is gone
+	serving          sync.WaitGroup // one per Serve call until it returns
+	closed           bool
+	closing          chan struct{} // closed by Close: wakes blocked commands
+	cron             sync.Once     // starts the cron (cron.go) with the first Serve
 }
 
 // client is one connection's state, kept in the redcon context.
@@ -168,6 +171,12 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	}
 	if s.count.Load() >= int64(s.opts.MaxClients) {
 		s.eng.Stats.Rejected.Add(1)
+		// redis-server refuses silently; an operator wants to know, so
+		// say it, at most once a minute (rejected_connections counts all).
+		now, last := time.Now().Unix(), s.maxClientsLogged.Load()
+		if last < now-60 && s.maxClientsLogged.CompareAndSwap(last, now) {
+			s.opts.Logf("warning", "Max number of clients reached (maxclients %d): refusing connections, e.g. from %s", s.opts.MaxClients, rc.RemoteAddr())
+		}
 		if !gc.isTLS() {
 			// As Redis: on a TLS port no handshake was done yet, so
 			// nothing is written and the connection just drops.

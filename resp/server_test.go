@@ -643,3 +643,41 @@ func TestProtocolErrorLogged(t *testing.T) {
 	}
 	t.Errorf("no protocol error log line in %q", lines)
 }
+
+// TestMaxClientsLogged: refusing a client for maxclients is logged, once a
+// minute at most however many are refused.
+func TestMaxClientsLogged(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	ts := startServer(t, engine.Config{}, Options{MaxClients: 1, Logf: func(level, format string, args ...any) {
+		mu.Lock()
+		lines = append(lines, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}})
+	first, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	first.Write([]byte("PING\r\n"))
+	io.ReadFull(first, make([]byte, 7))
+	for range 3 {
+		c, err := net.Dial("tcp", ts.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, c) // refused and closed
+		c.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Max number of clients reached (maxclients 1)") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d max clients log lines, want 1: %q", n, lines)
+	}
+}
