@@ -317,20 +317,26 @@ func bytesPerKey(s *server, count int, load func(s *server, count int) error) (f
 	return float64(grown) / float64(keys), nil
 }
 
-// usedMemory is INFO's used_memory after MEMORY PURGE (which makes
-// lockredis collect its garbage first).
+// usedMemory is what a server really holds, after MEMORY PURGE (which
+// makes lockredis collect its garbage first): redis-server's used_memory
+// (its allocator's count), lockredis's used_memory_go_heap (its
+// used_memory is an estimate that maxmemory is checked against).
 func usedMemory(s *server) int64 {
 	ctx := context.Background()
 	s.c.Do(ctx, "MEMORY", "PURGE")
 	info, _ := s.c.Info(ctx, "memory").Result()
+	fields := map[string]int64{}
 	sc := bufio.NewScanner(strings.NewReader(info))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "used_memory:"); ok {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
 			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
+			fields[k] = n
 		}
 	}
-	return 0
+	if n, ok := fields["used_memory_go_heap"]; ok {
+		return n
+	}
+	return fields["used_memory"]
 }
 
 func loadStringLocks(s *server, count int) error {
