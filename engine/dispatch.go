@@ -10,11 +10,14 @@ import (
 // processCommand (and, for scripts, scriptCall) in one function. The checks
 // run in Redis's order:
 //
-//	HTTP-looking names (protect.go), lookup, arity, authentication,
-//	commands refused inside MULTI, ACL permissions, (scripts: noscript
-//	commands, ACL permissions, writes from read-only scripts), OOM, MISCONF
-//	(guards.go), subscribed RESP2 context, BUSY (guards.go), pause, MULTI
-//	queueing,
+//	HTTP-looking names (protect.go), lookup, arity, protected commands
+//	(DEBUG), authentication, commands refused inside MULTI, ACL
+//	permissions, OOM, MISCONF (guards.go), subscribed RESP2 context, a
+//	MONITOR client's keyspace commands, BUSY (guards.go), pause, MULTI
+//	queueing, waiting for a running script;
+//	for scripts: lookup and arity with their own texts, noscript
+//	commands, ACL permissions, writes from read-only scripts, MISCONF
+//	and OOM on the first write,
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
