@@ -57,6 +57,7 @@ const (
 	kindMemory                  // bytes with an optional k/kb/m/mb/g/gb unit, >= min
 	kindSave                    // "" or pairs of seconds and changes
 	kindOutputLimits            // client-output-buffer-limit: <class> <hard> <soft> <seconds>...
+	kindNotify                  // notify-keyspace-events: class letters (notify.go)
 )
 
 // configParam is one parameter CONFIG knows.
@@ -120,7 +121,7 @@ var configParams = []configParam{
 	{name: "dynamic-hz", def: "yes", kind: kindBool, ignorable: true},
 	{name: "proto-max-bulk-len", def: "536870912", kind: kindMemory, min: 1 << 20},
 	{name: "client-query-buffer-limit", def: "1073741824", kind: kindMemory, min: 1 << 20},
-	{name: "notify-keyspace-events"},
+	{name: "notify-keyspace-events", kind: kindNotify, settable: true},
 	{name: "cluster-enabled", def: "no", kind: kindBool, immutable: true},
 	{name: "daemonize", def: "no", kind: kindBool, immutable: true},
 	{name: "supervised", def: "no", kind: kindEnum, enum: []string{"upstart", "systemd", "auto", "no"}, immutable: true},
@@ -202,6 +203,8 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.Itoa(e.cfg.Databases)
 	case "tracking-table-max-keys":
 		return strconv.FormatInt(e.tracker.maxKeys.Load(), 10)
+	case "notify-keyspace-events":
+		return e.NotifyClasses().String()
 	case "slowlog-log-slower-than":
 		return strconv.FormatInt(e.ops.slowerThan.Load(), 10)
 	case "slowlog-max-len":
@@ -377,6 +380,9 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 		e.SetTrackingTableMaxKeys(n)
 	case "slowlog-log-slower-than":
 		e.ops.slowerThan.Store(n)
+	case "notify-keyspace-events":
+		f, _ := ParseNotifyClasses(val)
+		e.SetNotifyClasses(f)
 	case "slowlog-max-len":
 		e.ops.setSlowlogMaxLen(n)
 	case "latency-monitor-threshold":
@@ -449,6 +455,12 @@ func (p configParam) normalize(val []byte) (string, string) {
 				strconv.FormatInt(math.MaxInt64, 10) + " inclusive"
 		}
 		return strconv.FormatInt(n, 10), ""
+	case kindNotify:
+		f, ok := ParseNotifyClasses(string(val))
+		if !ok {
+			return "", errNotifyClasses
+		}
+		return f.String(), ""
 	case kindOutputLimits:
 		if _, why := parseOutputLimits(string(val)); why != "" {
 			return "", why

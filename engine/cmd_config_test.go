@@ -105,7 +105,12 @@ func TestConfigSet(t *testing.T) {
 		// Anything else would need a runtime change lockredis cannot make.
 		{cmd("CONFIG", "SET", "appendonly", "yes"), failed("appendonly", "lockredis cannot change this parameter at runtime")},
 		{cmd("CONFIG", "SET", "requirepass", "x"), failed("requirepass", "lockredis cannot change this parameter at runtime")},
-		{cmd("CONFIG", "SET", "notify-keyspace-events", "Ex"), failed("notify-keyspace-events", "lockredis cannot change this parameter at runtime")},
+		{cmd("CONFIG", "SET", "notify-keyspace-events", "Ex"), "OK"},
+		{cmd("CONFIG", "GET", "notify-keyspace-events"), `["notify-keyspace-events" "xE"]`},
+		{cmd("CONFIG", "SET", "notify-keyspace-events", "KEAnm"), "OK"},
+		{cmd("CONFIG", "GET", "notify-keyspace-events"), `["notify-keyspace-events" "AKEm"]`},
+		{cmd("CONFIG", "SET", "notify-keyspace-events", "Eq"), failed("notify-keyspace-events", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")},
+		{cmd("CONFIG", "SET", "notify-keyspace-events", ""), "OK"},
 		{cmd("CONFIG", "GET", "maxmemory", "requirepass"), `["maxmemory" "0" "requirepass" ""]`},
 		// The guards' parameters change at once (guards.go).
 		{cmd("CONFIG", "SET", "maxmemory", "1kb"), "OK"},
@@ -269,7 +274,11 @@ func TestConfigSetEveryParam(t *testing.T) {
 		"dynamic-hz":                {value: "no"},
 		"proto-max-bulk-len":        {value: "2mb", refused: runtimeWhy},
 		"client-query-buffer-limit": {value: "2mb", refused: runtimeWhy},
-		"notify-keyspace-events":    {value: "Ex", refused: runtimeWhy},
+		"notify-keyspace-events": {value: "xE", effect: func(t *testing.T, e *Engine, _ map[string]string) {
+			if e.NotifyClasses() != NotifyExpired|NotifyKeyevent {
+				t.Errorf("notify classes %v", e.NotifyClasses())
+			}
+		}},
 		"cluster-enabled":           {value: "yes", refused: "can't set immutable config"},
 		"daemonize":                 {value: "yes", refused: "can't set immutable config"},
 		"supervised":                {value: "systemd", refused: "can't set immutable config"},

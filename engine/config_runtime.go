@@ -110,7 +110,9 @@ func (e *Engine) rewriteConfig(path string) error {
 			kept = append(kept, l)
 		}
 		lines = kept
-		if first < 0 {
+		// Redis forces no line for notify-keyspace-events off: it only
+		// replaces one the file has (rewriteConfigNotifyKeyspaceEventsOption).
+		if first < 0 && !(p.kind == kindNotify && e.configValue(p) == "") {
 			appended = append(appended, repl...)
 		}
 	}
@@ -159,6 +161,8 @@ func (e *Engine) rewriteLines(p configParam) []string {
 			out = append(out, "save "+f[i]+" "+f[i+1])
 		}
 		return out
+	case p.kind == kindNotify: // always quoted, as sdscatrepr writes it
+		return []string{p.name + ` "` + v + `"`}
 	case p.kind == kindMemory:
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return []string{p.name + " " + memoryString(n)}

@@ -112,7 +112,8 @@ type Engine struct {
 	keys     []atomic.Int64 // stored keys per database
 	volatile []atomic.Int64 // stored keys with an expiry per database
 
-	publisher Publisher
+	publisher     Publisher
+	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
 
 	scans *scanCache // where recent SCAN cursors stopped (scan.go)
 

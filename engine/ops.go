@@ -51,7 +51,7 @@ func (e *Engine) initOps() error {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	e.ops.startupAlloc = int64(ms.HeapAlloc)
-	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command"} {
+	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command", "notify-keyspace-events"} {
 		v, ok := e.cfg.Params[name]
 		if !ok {
 			continue
