@@ -10,12 +10,13 @@ import (
 // processCommand (and, for scripts, scriptCall) in one function. The checks
 // run in Redis's order:
 //
-//	HTTP-looking names (protect.go), lookup, arity, protected commands
+//	HTTP-looking names (protect.go), the Go API's forced error
+//	(forced.go), lookup, arity, protected commands
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
 //	permissions, OOM, MISCONF (guards.go), subscribed RESP2 context, a
 //	MONITOR client's keyspace commands, BUSY (guards.go), pause, MULTI
 //	queueing, waiting for a running script;
-//	for scripts: lookup and arity with their own texts, noscript
+//	for scripts: the forced error, lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
 //	and OOM on the first write,
 //
@@ -50,6 +51,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	// connections: the Go API has no socket an attacker can reach.
 	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
 		e.crossProtocolAttack(s) // protect.go
+		return nil
+	}
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
 		return nil
 	}
 	cmd := e.Table.Lookup(args)
@@ -125,6 +129,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 // refusals have their own texts and never concern MULTI, subscriptions or
 // pauses (the script already runs).
 func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
+		return
+	}
 	cmd := e.Table.Lookup(args)
 	switch {
 	case cmd == nil:
@@ -208,7 +215,9 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	}
 	c.cw = countingWriter{Writer: w, e: e}
 	c.W = &c.cw
-	e.Stats.Commands.Add(1)
+	if !c.S.Direct { // the Go API's back door is no client's command
+		e.Stats.Commands.Add(1)
+	}
 	var outer *Call
 	if c.Tx != nil && c.S.Kind != KindScript {
 		// The client's command a script's redis.call runs for.

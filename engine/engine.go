@@ -8,7 +8,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -75,6 +74,10 @@ type Config struct {
 	// changed (name, normalized value), after the engine applied it: the
 	// assembler applies those it owns (loglevel).
 	OnConfigSet func(name, value string)
+
+	// Restore, for an in-memory keyspace, is the content it starts with:
+	// an earlier engine's Snapshot (snapshot.go).
+	Restore *Snapshot
 }
 
 // Publisher delivers PUBLISH messages. The engine counts receivers while
@@ -154,6 +157,9 @@ type Engine struct {
 	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
 	acl     aclState     // ACL users and log (acl.go)
 	tokens  tokenCounter // fencing tokens (token.go)
+	rand    randSource   // random picks, Seed (random.go)
+	// forcedErr, when set, answers every command (SetForcedError, dispatch.go).
+	forcedErr atomic.Pointer[string]
 
 	txPool  sync.Pool
 	started time.Time
@@ -255,6 +261,13 @@ func New(cfg Config) (*Engine, error) {
 		tx.runFn = tx.run
 		return tx
 	}
+	var lastToken uint64
+	if path == ":memory:" {
+		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
+			db.Close()
+			return nil, err
+		}
+	}
 	maxToken, err := e.countKeys()
 	if err != nil {
 		db.Close()
@@ -263,7 +276,7 @@ func New(cfg Config) (*Engine, error) {
 	if fnc.path != "" {
 		e.tokens.reserve = fnc.reserveTokens
 	}
-	e.tokens.start(fnc.tokensReserved, maxToken)
+	e.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
 	e.blocks.e = e
 	e.tracker.init(e)
 	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
@@ -572,5 +585,3 @@ func (e *Engine) NeedsAuth(s *Session) bool {
 	r := e.acl.def.load()
 	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }
-
-func randByte() byte { return byte(rand.IntN(256)) }
