@@ -85,12 +85,20 @@ func TestTypedHelpers(t *testing.T) {
 				t.Errorf("db %d %s = %v, want %v", db, c.name, got, c.want)
 			}
 		}
+		if _, err := d.HGet("l", "x"); err != ErrWrongType {
+			t.Errorf("db %d: HGet of a list: %v, want ErrWrongType", db, err)
+		}
 		// The helpers wrote what the commands read.
 		if got := srv.Do("HGET", "h", "b").String(); got != `"42"` {
 			t.Errorf("db %d: HGET h b = %s", db, got)
 		}
 		if got := srv.Do("LRANGE", "l", "0", "-1").String(); got != `["b" "c"]` {
 			t.Errorf("db %d: LRANGE = %s", db, got)
+		}
+		d.Set("flushed", "x")
+		d.FlushDB()
+		if d.Exists("flushed") || len(d.Keys()) != 0 {
+			t.Errorf("db %d: FlushDB left %q", db, d.Keys())
 		}
 	}
 	if _, err := srv.DB(99).SetAdd("s", "x"); err == nil || err.Error() != "ERR DB index is out of range" {

@@ -451,7 +451,8 @@ func (s *Server) Host() string {
 // Port is the listening port (Addr's).
 func (s *Server) Port() int { return s.firstListener().Addr().(*net.TCPAddr).Port }
 
-// Engine gives access to the engine (command table, clock, stats).
+// Engine gives access to the engine (command table, clock, stats). Restart
+// replaces it with a new one.
 func (s *Server) Engine() *engine.Engine { return s.eng }
 
 // FastForward moves the server's clock forward by d. Keys whose time has
@@ -519,11 +520,18 @@ func (d *DB) do(args ...string) engine.Reply {
 }
 
 func replyErr(r engine.Reply) error {
-	if r.Kind == engine.KindError {
-		return errors.New(r.Str)
+	switch {
+	case r.Kind != engine.KindError:
+		return nil
+	case r.Str == ErrWrongType.Error():
+		return ErrWrongType
 	}
-	return nil
+	return errors.New(r.Str)
 }
+
+// ErrWrongType is the helpers' error for a key of another type, Redis's
+// WRONGTYPE reply.
+var ErrWrongType = engine.ErrWrongType
 
 // ErrKeyNotFound is returned by Get for a missing key.
 var ErrKeyNotFound = errors.New("lockredis: key not found")
@@ -577,6 +585,9 @@ func (d *DB) Keys() []string {
 
 // FlushAll deletes every key of every database.
 func (d *DB) FlushAll() { d.do("FLUSHALL") }
+
+// FlushDB deletes every key of the database.
+func (d *DB) FlushDB() { d.do("FLUSHDB") }
 
 // Dump is a readable listing of the database: one line per key with its type,
 // value and time to live. Handy in test failure messages.
@@ -633,6 +644,9 @@ func (s *Server) Keys() []string { return s.DB(0).Keys() }
 
 // FlushAll deletes every key of every database.
 func (s *Server) FlushAll() { s.DB(0).FlushAll() }
+
+// FlushDB deletes every key of database 0.
+func (s *Server) FlushDB() { s.DB(0).FlushDB() }
 
 // Dump is DB.Dump of database 0.
 func (s *Server) Dump() string { return s.DB(0).Dump() }
