@@ -426,6 +426,23 @@ func TestRestartKeepsSettings(t *testing.T) {
 	if got := srv.Do("PING").String(); got != "PONG" {
 		t.Errorf("PING = %s", got)
 	}
+	// A paused server restarts unpaused. (The command it held runs as the
+	// old server stops, its reply lost with the connection: the client
+	// cannot tell, as with a redis-server that died after the write.)
+	c, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv.Pause()
+	c.Write([]byte("SET held 1\r\n"))
+	time.Sleep(20 * time.Millisecond)
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Do("PING").String(); got != "PONG" {
+		t.Errorf("PING after restarting a paused server = %s", got)
+	}
 }
 
 func TestRunTLS(t *testing.T) {

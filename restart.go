@@ -17,7 +17,9 @@ import "errors"
 // What a real restart resets is reset: CONFIG SET changes, the script
 // cache, INFO's counters (CommandCount...), CLIENT PAUSE, the slow log.
 // The clock, SetError and Seed carry over. Do and the direct helpers
-// start afresh on database 0, as new clients.
+// start afresh on database 0, as new clients. A command that Pause held
+// runs as the old server stops, and its reply is lost with the connection
+// (a client cannot tell this from a write that landed just before a crash).
 //
 // Restart must not run while other goroutines call the Server's methods
 // (clients on sockets are fine: they are disconnected).
