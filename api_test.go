@@ -411,6 +411,17 @@ func TestRestart(t *testing.T) {
 
 // SetError and Seed carry over a restart; Restart of a server never started fails.
 func TestRestartKeepsSettings(t *testing.T) {
+	early := NewServer(Options{})
+	early.SetError("ERR early")
+	early.Seed(1)
+	if err := early.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	if got := early.Do("PING").String(); got != "(error) ERR early" {
+		t.Errorf("SetError before Start: PING = %s", got)
+	}
+
 	if err := NewServer(Options{}).Restart(); err == nil {
 		t.Error("Restart of a server never started")
 	}

@@ -45,16 +45,19 @@ func (s *Server) Restart() error {
 // reply, until SetError(""), to test how a client copes with a failing
 // Redis. It goes through the one dispatcher, so clients on sockets, MULTI,
 // scripts' redis.call and Do all get it; the direct helpers (Get, Set,
-// DB(n)..., the Check functions) do not, so that a test can still look
-// at its data. msg is sent as written: start it with an error code, as
+// DB(n)..., the Check functions) do not, so that a test can still look at
+// its data. Set before Start, it applies from the start. msg is sent as
+// written (line breaks become spaces): start it with an error code, as
 // "ERR something broke" or "LOADING Redis is loading the dataset in
-// memory", which clients read as the error's kind. A client in MULTI
-// has its transaction doomed; EXEC or DISCARD ends it.
+// memory", which clients read as the error's kind. A client in MULTI has
+// its transaction doomed; EXEC or DISCARD ends it.
 func (s *Server) SetError(msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.forcedErr = msg
-	s.eng.SetForcedError(msg)
+	if s.eng != nil { // else Start applies it
+		s.eng.SetForcedError(msg)
+	}
 }
 
 // Seed makes the random picks of SPOP, SRANDMEMBER, HRANDFIELD,
@@ -66,7 +69,9 @@ func (s *Server) Seed(seed int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seed = &seed
-	s.eng.Seed(seed)
+	if s.eng != nil { // else Start applies it
+		s.eng.Seed(seed)
+	}
 }
 
 // CommandCount is the number of commands the server ran since it started
