@@ -10,13 +10,12 @@ import (
 // processCommand (and, for scripts, scriptCall) in one function. The checks
 // run in Redis's order:
 //
-//	HTTP-looking names (protect.go), the Go API's forced error
-//	(forced.go), lookup, arity, protected commands
+//	HTTP-looking names (protect.go), lookup, arity, protected commands
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
 //	permissions, OOM, MISCONF (guards.go), subscribed RESP2 context, a
 //	MONITOR client's keyspace commands, BUSY (guards.go), pause, MULTI
 //	queueing, waiting for a running script;
-//	for scripts: the forced error, lookup and arity with their own texts, noscript
+//	for scripts: lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
 //	and OOM on the first write,
 //
@@ -28,6 +27,9 @@ import (
 // running transaction for a script's redis.call. EXEC runs its queue with
 // call directly, as Redis's execCommand does: the commands were checked
 // when they were queued (and their ACL permissions are checked again).
+//
+// Before the lookup, the Go API's SetError answers every command of a
+// client or a script with its error (forced.go).
 func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 	if len(args) == 0 {
 		return

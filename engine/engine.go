@@ -157,15 +157,18 @@ type Engine struct {
 	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
 	acl     aclState     // ACL users and log (acl.go)
 	tokens  tokenCounter // fencing tokens (token.go)
-	rand    randSource   // random picks, Seed (random.go)
-	// forcedErr, when set, answers every command (SetForcedError, dispatch.go).
-	forcedErr atomic.Pointer[string]
 
 	txPool  sync.Pool
 	started time.Time
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closed  atomic.Bool
+
+	// The Go API's test controls: the source of random picks (Seed,
+	// random.go) and the error that answers every command (SetError,
+	// forced.go).
+	rand      randSource
+	forcedErr atomic.Pointer[string]
 }
 
 // New opens the keyspace and starts the expiry sweeper.

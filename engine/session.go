@@ -51,11 +51,6 @@ type Session struct {
 	// KindEmbed).
 	Kind string
 
-	// Direct marks the Go API's direct helpers (Server.Get, DB(n).Set...),
-	// a test's back door to its data: the forced error (forced.go) does
-	// not refuse them, and total_commands_processed does not count them.
-	Direct bool
-
 	// ScriptReadOnly is set on a script's session while a read-only script
 	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
 	ScriptReadOnly bool
@@ -74,6 +69,11 @@ type Session struct {
 	// that passed every check runs: resp/ hands a connection that is
 	// about to subscribe to the pub/sub hub there.
 	BeforeRun func(*Command)
+
+	// Direct marks the Go API's direct helpers (Server.Get, DB(n).Set...),
+	// a test's back door to its data: the forced error (forced.go) does
+	// not refuse them, and total_commands_processed does not count them.
+	Direct bool
 
 	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
 	mu         sync.Mutex
