@@ -148,7 +148,7 @@ type Server struct {
 	// clock, the addresses bound at the first start, an in-memory
 	// keyspace, and the settings made through the Go API.
 	clock     *engine.Clock
-	bound     []string // plain addresses, "" before the first start
+	bound     []string // plain addresses; nil before the first start
 	boundTLS  []string
 	snapshot  *engine.Snapshot
 	forcedErr string
@@ -533,7 +533,8 @@ func replyErr(r engine.Reply) error {
 // WRONGTYPE reply.
 var ErrWrongType = engine.ErrWrongType
 
-// ErrKeyNotFound is returned by Get for a missing key.
+// ErrKeyNotFound is the helpers' error for a missing key, field or member
+// (Get, HGet, List, ZScore...).
 var ErrKeyNotFound = errors.New("lockredis: key not found")
 
 // Get returns the string value of key.
