@@ -236,7 +236,7 @@ func TestDiffBitmapsRandom(t *testing.T) {
 		}
 		seeds = []int64{n}
 	}
-	const length = 600
+	const length = 1500
 	p := newDiffPair(t, "")
 	for _, seed := range seeds {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
