@@ -37,7 +37,9 @@ func bitOffset(arg []byte, hash bool, width int) (uint64, error) {
 		return 0, errBitOffset
 	}
 	if usehash {
-		n *= int64(width) // wraps like Redis's; a wrapped product is refused below or is what Redis uses
+		// An overflowing product wraps, as in Redis: what it gives is
+		// then checked like any other offset.
+		n *= int64(width)
 	}
 	if n < 0 || n>>3 >= maxStringLen {
 		return 0, errBitOffset
@@ -307,15 +309,21 @@ func cmdBitPos(c *Call) {
 }
 
 // findBit is the position of the first bit equal to bit from bit first to
-// bit last (inclusive) of s, or -1. Whole bytes that cannot hold it are
-// skipped.
+// bit last (inclusive) of s, or -1. Whole words, then whole bytes, that
+// cannot hold it are skipped.
 func findBit(s []byte, first, last uint64, bit byte) int64 {
-	skip := byte(0)
+	skip, skipWord := byte(0), uint64(0)
 	if bit == 0 {
-		skip = 0xff
+		skip, skipWord = 0xff, math.MaxUint64
 	}
 	for i := first; i <= last; {
 		if i&7 == 0 && i+7 <= last {
+			for i+63 <= last && binary.LittleEndian.Uint64(s[i>>3:]) == skipWord {
+				i += 64
+			}
+			if i+7 > last {
+				continue
+			}
 			b := s[i>>3]
 			if b == skip {
 				i += 8
