@@ -195,6 +195,19 @@ func TestDiffBitmaps(t *testing.T) {
 			"MULTI", "SETBIT b -1 1", "BITFIELD b GET x8 0", "BITFIELD_RO b SET u8 0 1", "RPUSH l x",
 			"BITCOUNT l", "LCS l b", "GET b", "EXEC", "MULTI", "SETBIT b", "BITOP AND", "EXEC",
 		)},
+		// A write that changes nothing does not touch a watched key; one
+		// that changes it does.
+		{name: "watch", steps: steps(
+			"SET b x", "WATCH b", "SETBIT b 0 0", "MULTI", "PING", "EXEC",
+			"SET n 12", "WATCH n", "SETBIT n 2 1", "MULTI", "PING", "EXEC",
+			"WATCH b", "BITFIELD b SET u8 0 120", "MULTI", "PING", "EXEC",
+			"WATCH b", "BITFIELD b SET u8 0 120 GET u8 0", "MULTI", "PING", "EXEC",
+			"WATCH b", "BITFIELD b SET u8 0 121", "MULTI", "PING", "EXEC",
+			"WATCH b", "SETBIT b 1 1", "MULTI", "PING", "EXEC",
+			"WATCH d", "BITOP AND d nokey", "MULTI", "PING", "EXEC",
+			"SET d x", "WATCH d", "BITOP AND d nokey", "MULTI", "PING", "EXEC",
+			"WATCH d", "BITOP OR d b", "MULTI", "PING", "EXEC",
+		)},
 		{name: "eval", steps: steps(
 			`EVAL "return redis.call('setbit', KEYS[1], 5, 1)" 1 b`,
 			`EVAL "return redis.call('getbit', KEYS[1], 5)" 1 b`,
