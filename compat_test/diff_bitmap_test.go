@@ -304,7 +304,7 @@ func randomBitmapSteps(seed int64, n int) []diffStep {
 	out := make([]diffStep, 0, n)
 	for len(out) < n {
 		var a []string
-		switch r.Intn(10) {
+		switch r.Intn(12) {
 		case 0:
 			a = []string{"SETBIT", key(), num(0, 120), pick("0", "1", "1")}
 		case 1:
@@ -348,6 +348,29 @@ func randomBitmapSteps(seed int64, n int) []diffStep {
 					a = append(a, key())
 				}
 			}
+		case 10:
+			// A string of up to 80 bytes, mostly 0x00 and 0xff runs, so
+			// that BITPOS and BITCOUNT meet whole words and edges.
+			b := make([]byte, r.Intn(81))
+			fill := byte(r.Intn(256))
+			for i := range b {
+				if r.Intn(8) == 0 {
+					fill = []byte{0, 0xff, byte(r.Intn(256))}[r.Intn(3)]
+				}
+				b[i] = fill
+			}
+			a = []string{"SET", key(), string(b)}
+		case 11:
+			// Ranges over the longer strings, in bytes or in bits.
+			a = []string{"BITCOUNT", key()}
+			if r.Intn(2) == 0 {
+				a = []string{"BITPOS", key(), pick("0", "1")}
+			}
+			if r.Intn(2) == 0 {
+				a = append(a, num(-90, 90), num(-90, 90), pick("BYTE", "byte"))
+			} else {
+				a = append(a, num(-700, 700), num(-700, 700), pick("BIT", "bit"))
+			}
 		case 9:
 			a = []string{"GET", key()}
 			if r.Intn(3) == 0 {
@@ -357,4 +380,31 @@ func randomBitmapSteps(seed int64, n int) []diffStep {
 		out = append(out, diffStep{args: a})
 	}
 	return out
+}
+
+// TestDiffBitmapsArity sends every bitmap command and LCS with 0 to 5
+// arguments, integer-looking and words, on keys holding a string, so every
+// arity and argument-parsing error is compared (as TestDiffArity does for
+// the string family).
+func TestDiffBitmapsArity(t *testing.T) {
+	commands := []string{"SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO", "LCS"}
+	pools := [][]string{
+		{"k", "1", "2", "3", "4"},
+		{"k", "x", "y", "z", "w"},
+		{"1", "k", "v", "k2", "v2"},
+		{"k", "-1", "0", "-2", "bit"},
+		{"k", "get", "u8", "0", "overflow"},
+		{"k", "k", "idx", "len", "withmatchlen"},
+	}
+	var cases []diffCase
+	for _, name := range commands {
+		ss := []diffStep{args("MSET", "k", "foobar", "1", "\x0f\xf0", "v", "12", "x", "")}
+		for _, pool := range pools {
+			for n := 0; n <= len(pool); n++ {
+				ss = append(ss, diffStep{args: append([]string{name}, pool[:n]...)})
+			}
+		}
+		cases = append(cases, diffCase{name: name, steps: ss})
+	}
+	runDiffCases(t, cases)
 }

@@ -248,16 +248,15 @@ func naiveBit(s []byte, i uint64) int {
 func TestCountAndFindBitsRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 3000; n++ {
-		s := make([]byte, 1+r.IntN(40))
+		// Runs of 0x00, 0xff or one random byte, so that whole words
+		// are skipped too.
+		s := make([]byte, 1+r.IntN(100))
+		var fill byte
 		for i := range s {
-			switch r.IntN(3) {
-			case 0:
-				s[i] = 0
-			case 1:
-				s[i] = 0xff
-			default:
-				s[i] = byte(r.Uint32())
+			if r.IntN(6) == 0 {
+				fill = []byte{0, 0xff, byte(r.Uint32())}[r.IntN(3)]
 			}
+			s[i] = fill
 		}
 		total := uint64(len(s)) * 8
 		first := r.Uint64N(total)
