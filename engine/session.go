@@ -55,6 +55,12 @@ type Session struct {
 	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
 	ScriptReadOnly bool
 
+	// ScriptSlot is the hash slot of the running script's keys, -1 before
+	// it touched one; ScriptCrossSlot lets it touch any (cmd_cluster.go).
+	// Cluster mode only.
+	ScriptSlot      int
+	ScriptCrossSlot bool
+
 	// ScriptCaller is set on a script's session while a script runs: the
 	// EVAL (or EVALSHA...) call running it. A PUBLISH from the script to
 	// the caller's own connection goes out there at once, between the
