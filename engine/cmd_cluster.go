@@ -406,7 +406,17 @@ func cmdClusterReplicate(c *Call) {
 	}
 }
 
+// subcommandSyntax is Redis's reply to a CLUSTER subcommand given more
+// arguments than its variants take.
+func subcommandSyntax(c *Call) {
+	c.Errf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLUSTER HELP.", c.Args[1])
+}
+
 func cmdClusterFailover(c *Call) {
+	if len(c.Args) > 3 {
+		subcommandSyntax(c)
+		return
+	}
 	if len(c.Args) == 3 && !EqualFold(c.Args[2], "force") && !EqualFold(c.Args[2], "takeover") {
 		c.Err(ErrSyntax)
 		return
@@ -416,6 +426,10 @@ func cmdClusterFailover(c *Call) {
 
 // cmdClusterFixed refuses the subcommands that would change the topology.
 func cmdClusterFixed(c *Call) {
+	if EqualFold(c.Args[1], "meet") && len(c.Args) > 5 || EqualFold(c.Args[1], "reset") && len(c.Args) > 3 {
+		subcommandSyntax(c)
+		return
+	}
 	c.Errf("ERR CLUSTER %s is not supported: lockredis emulates a single-node cluster whose node owns every slot",
 		strings.ToUpper(c.Cmd.Name))
 }
