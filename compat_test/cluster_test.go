@@ -331,19 +331,25 @@ func testClusterRedsync(t *testing.T, addr string) {
 	}
 }
 
-// The address a node announces is the one the client dialed: a client
-// that reaches the server as localhost (or another address of the
-// machine) is sent back there.
+// The address a node announces is the one the client dialed: a server
+// listening on several addresses sends each client back to the one it
+// used.
 func TestClusterAnnouncedAddress(t *testing.T) {
-	srv := startEmbedded(t, lockredis.Options{Cluster: true, Addr: "127.0.0.1:0"})
-	_, port, _ := net.SplitHostPort(srv.Addr())
-	c := newClusterClient(t, srv.Addr())
+	srv := startEmbedded(t, lockredis.Options{Cluster: true, Addrs: []string{"127.0.0.1:0", "-[::1]:0"}})
 	ctx := context.Background()
-	slots, err := c.ClusterSlots(ctx).Result()
-	if err != nil || len(slots) != 1 || slots[0].Nodes[0].Addr != net.JoinHostPort("127.0.0.1", port) {
-		t.Fatalf("CLUSTER SLOTS: %+v, %v", slots, err)
+	t.Logf("listening on %v", srv.Addrs())
+	for _, addr := range srv.Addrs() {
+		c := newClusterClient(t, addr)
+		slots, err := c.ClusterSlots(ctx).Result()
+		if err != nil || len(slots) != 1 || slots[0].Nodes[0].Addr != addr {
+			t.Errorf("CLUSTER SLOTS through %s: %+v, %v", addr, slots, err)
+		}
+		if err := c.Set(ctx, "k", addr, 0).Err(); err != nil {
+			t.Errorf("SET through %s: %v", addr, err)
+		}
 	}
 	// The Go API has no connection: 127.0.0.1 and the server's port.
+	_, port, _ := net.SplitHostPort(srv.Addr())
 	if r := srv.Do("CLUSTER", "NODES"); !strings.Contains(r.Str, " 127.0.0.1:"+port+"@") {
 		t.Errorf("Do CLUSTER NODES: %v", r)
 	}

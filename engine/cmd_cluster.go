@@ -277,11 +277,13 @@ func parseSlotArg(c *Call, b []byte) (int64, bool) {
 	return n, ok
 }
 
-// keysInSlot calls fn for every key of database 0 (the only one a cluster
-// has) in slot, until fn returns false. The keyspace keeps no index by
-// slot: this walks every key.
+// keysInSlot calls fn for every stored key of database 0 (the only one a
+// cluster has) in slot, until fn returns false. Like Redis, which counts
+// its slot's dictionary entries, it includes keys whose time has passed
+// but that no command or expiry cycle has removed yet. The keyspace keeps
+// no index by slot: this walks every key.
 func keysInSlot(c *Call, slot int, fn func(key string) bool) {
-	c.Tx.Scan(0, nil, func(key string, _ Value) bool {
+	c.Tx.scanStored(0, nil, func(key string, _ Value, _ bool) bool {
 		if KeySlot(StringBytes(key)) != slot {
 			return true
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"regexp"
 	"testing"
+	"time"
 )
 
 // Slots as redis-server 7.0's CLUSTER KEYSLOT gives them.
@@ -94,6 +95,17 @@ func TestClusterKeysInSlot(t *testing.T) {
 		{cmd("CLUSTER", "GETKEYSINSLOT", "1", "-1"), "(error) ERR Invalid slot or number of keys"},
 		{cmd("CLUSTER", "GETKEYSINSLOT", "16384", "1"), "(error) ERR Invalid slot or number of keys"},
 		{cmd("CLUSTER", "GETKEYSINSLOT", "1", "x"), "(error) ERR value is not an integer or out of range"},
+	})
+	// A key whose time has passed counts until it is removed, as in
+	// Redis's slot dictionary.
+	te.SetActiveExpire(false)
+	te.run([]step{{cmd("PEXPIRE", "foo", "10"), "(integer) 1"}})
+	te.Clock.FastForward(time.Second)
+	te.run([]step{
+		{cmd("CLUSTER", "COUNTKEYSINSLOT", "12182"), "(integer) 1"},
+		{cmd("CLUSTER", "GETKEYSINSLOT", "12182", "10"), `["foo"]`},
+		{cmd("GET", "foo"), "(nil)"},
+		{cmd("CLUSTER", "COUNTKEYSINSLOT", "12182"), "(integer) 0"},
 	})
 }
 
