@@ -95,10 +95,11 @@ func clusterCommands() []*Command {
 			sub("set-config-epoch", cmdClusterFixed),
 			sub("setslot", cmdClusterFixed),
 		}},
-		// The client flags these set (READONLY, ASKING) only matter for
-		// replicas and slots in migration, which the emulation has not.
-		{Name: "readonly", Handler: clusterOnly(func(c *Call) { c.OK() })},
-		{Name: "readwrite", Handler: clusterOnly(func(c *Call) { c.OK() })},
+		// READONLY and ASKING only matter for replicas and slots in
+		// migration, which the emulation has not; READONLY shows in
+		// CLIENT LIST (flag r) as in Redis.
+		{Name: "readonly", Handler: clusterOnly(func(c *Call) { c.S.setReadOnly(true); c.OK() })},
+		{Name: "readwrite", Handler: clusterOnly(func(c *Call) { c.S.setReadOnly(false); c.OK() })},
 		{Name: "asking", Handler: clusterOnly(func(c *Call) { c.OK() })},
 	}
 }
@@ -549,4 +550,11 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// setReadOnly records READONLY for CLIENT LIST (flag r).
+func (s *Session) setReadOnly(on bool) {
+	s.mu.Lock()
+	s.readOnly = on
+	s.mu.Unlock()
 }

@@ -72,6 +72,7 @@ func TestClusterCommands(t *testing.T) {
 		{cmd("CLUSTER", "MEET", "127.0.0.1", "7001"), "(error) ERR CLUSTER MEET is not supported: lockredis emulates a single-node cluster whose node owns every slot"},
 		{cmd("CLUSTER", "SAVECONFIG"), "OK"},
 		{cmd("READONLY"), "OK"},
+		{cmd("READONLY"), "OK"},
 		{cmd("READWRITE"), "OK"},
 		{cmd("ASKING"), "OK"},
 		{cmd("CONFIG", "GET", "cluster-enabled"), `["cluster-enabled" "yes"]`},
@@ -165,4 +166,34 @@ func TestClusterDisabled(t *testing.T) {
 		{cmd("SELECT", "1"), "OK"},
 		{cmd("CONFIG", "GET", "cluster-enabled"), `["cluster-enabled" "no"]`},
 	})
+}
+
+// READONLY shows in CLIENT LIST as Redis's flag r until READWRITE or
+// RESET.
+func TestClusterReadOnlyFlag(t *testing.T) {
+	te := newClusterEngine(t)
+	flags := func() string {
+		r := te.do("CLIENT", "INFO")
+		m := regexp.MustCompile(` flags=(\S+) `).FindStringSubmatch(r.Str)
+		if m == nil {
+			t.Fatalf("CLIENT INFO: %v", r)
+		}
+		return m[1]
+	}
+	for _, tc := range []struct {
+		cmd  []string
+		want string
+	}{
+		{cmd("PING"), "N"},
+		{cmd("READONLY"), "r"},
+		{cmd("ASKING"), "r"},
+		{cmd("READWRITE"), "N"},
+		{cmd("READONLY"), "r"},
+		{cmd("RESET"), "N"},
+	} {
+		te.do(tc.cmd...)
+		if got := flags(); got != tc.want {
+			t.Errorf("after %q: flags=%s, want %s", tc.cmd, got, tc.want)
+		}
+	}
 }

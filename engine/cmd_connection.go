@@ -233,6 +233,8 @@ func cmdReset(c *Call) {
 	s.SelectDB(0)
 	s.SetProto(2)
 	s.SetName("")
+	// READONLY ends too (cmd_cluster.go).
+	s.setReadOnly(false)
 	// Back to the default user; a Go API session too, which then obeys
 	// the default user's rules and password like a connection.
 	c.E.setDefaultAuth(s)

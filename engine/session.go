@@ -89,6 +89,7 @@ type Session struct {
 	trackFlags string // CLIENT LIST letters of the tracking mode: t, R, B
 	redir      int64  // CLIENT LIST redir=: -1 while tracking is off
 	noEvict    bool   // CLIENT NO-EVICT ON
+	readOnly   bool   // READONLY in cluster mode (cmd_cluster.go)
 	db         int    // copies of DB and Proto for other readers
 	proto      int
 
@@ -306,6 +307,7 @@ type ClientInfo struct {
 	TrackFlags          string // t, R, B (tracking.go)
 	Redir               int64  // redirect of a tracking client, else -1
 	NoEvict             bool
+	ReadOnly            bool   // READONLY (cluster mode)
 	User                string // ACL user; "default" for sessions without one
 }
 
@@ -328,6 +330,6 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
 		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
 		Proto: s.proto, TrackFlags: s.trackFlags, Redir: s.redir, NoEvict: s.noEvict,
-		User: user,
+		ReadOnly: s.readOnly, User: user,
 	}
 }
