@@ -283,6 +283,13 @@ func TestDiffCluster(t *testing.T) {
 			`EVAL "return redis.call('mset','a',1,'b',2)" 0`,
 			"EVAL \"#!lua\nreturn redis.call('get','a')\" 1 {a}x",
 			"EXEC",
+			// Inside EXEC a script is held to the slot of the whole
+			// transaction's keys.
+			"MULTI",
+			"SET {a}1 x",
+			"EVAL \"#!lua\nreturn redis.pcall('get','b')\" 0",
+			"EVAL \"#!lua\nreturn redis.pcall('get','{a}1')\" 0",
+			"EXEC",
 		)},
 		{name: "databases", steps: steps(
 			"SELECT 0",

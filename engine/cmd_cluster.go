@@ -488,20 +488,42 @@ func (e *Engine) clusterRefusal(s *Session, cmd *Command, args [][]byte) error {
 	if !s.InMulti() {
 		return nil
 	}
+	_, err := queueSlot(s)
+	return err
+}
+
+// queueSlot is the slot of the keys of s's MULTI queue, -1 when it has
+// none, or errCrossSlot.
+func queueSlot(s *Session) (int, error) {
 	slot := -1
 	for _, q := range s.multi.queue {
 		qs, err := commandSlot(q.cmd, q.args)
 		if err != nil {
-			return err
+			return -1, err
 		}
 		if qs != -1 && slot != -1 && qs != slot {
-			return errCrossSlot
+			return -1, errCrossSlot
 		}
 		if slot == -1 {
 			slot = qs
 		}
 	}
-	return nil
+	return slot, nil
+}
+
+// ScriptSlot is the slot a script's redis.call keys are held to when it
+// starts (Redis's slot of the calling client): that of its declared keys,
+// or, inside EXEC, of the keys of the whole transaction; -1 when there
+// are none.
+func ScriptSlot(c *Call, keys [][]byte) int {
+	if c.S.InMulti() { // the EVAL runs inside EXEC
+		slot, _ := queueSlot(c.S)
+		return slot
+	}
+	if len(keys) > 0 {
+		return KeySlot(keys[0])
+	}
+	return -1
 }
 
 // scriptClusterRefusal is Redis's scriptVerifyClusterState for a

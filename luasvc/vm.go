@@ -262,10 +262,7 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	// its declared keys, unless it has no shebang (Redis's compatibility
 	// mode) or declares allow-cross-slot-keys (engine/cmd_cluster.go).
 	v.sess.ScriptCrossSlot = !sc.shebang || sc.crossSlot
-	v.sess.ScriptSlot = -1
-	if len(keys) > 0 {
-		v.sess.ScriptSlot = engine.KeySlot(keys[0])
-	}
+	v.sess.ScriptSlot = engine.ScriptSlot(c, keys)
 	v.fail = failure{}
 	v.panicked = nil
 	v.ccalls = 1
