@@ -164,6 +164,16 @@ func testClusterKeys(t *testing.T, addr string) {
 	if err == nil || !strings.Contains(err.Error(), "do not hash to the same slot") {
 		t.Errorf("EVAL touching another slot: %v", err)
 	}
+	// A client that reads from replicas sends READONLY on every
+	// connection; with no replica, reads go to the master.
+	ro := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}, ReadOnly: true, RouteRandomly: true})
+	defer ro.Close()
+	if v, err := ro.Get(ctx, prefix+"7").Int(); err != nil || v != 8 {
+		t.Errorf("GET through a ReadOnly client: %d, %v", v, err)
+	}
+	if err := ro.Set(ctx, prefix+"7", "w", 0).Err(); err != nil {
+		t.Errorf("SET through a ReadOnly client: %v", err)
+	}
 }
 
 // MULTI through TxPipeline, and WATCH, on one slot.
