@@ -116,6 +116,14 @@ type Options struct {
 	// or "noeviction".
 	MaxMemory       int64
 	MaxMemoryPolicy string
+	// Cluster makes the server answer as a Redis cluster of one node that
+	// owns all 16384 slots (redis-server's cluster-enabled yes), so that
+	// cluster clients such as go-redis's ClusterClient work against it:
+	// CLUSTER SLOTS, SHARDS, NODES... report the address the client
+	// connected to, and a command whose keys hash to different slots gets
+	// CROSSSLOT, as from a real cluster. Params["cluster-enabled"] "yes"
+	// does the same.
+	Cluster bool
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -287,6 +295,7 @@ func (s *Server) start() error {
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
 		ACLFile:     s.opts.ACLFile,
+		Cluster:     s.opts.Cluster,
 		Clock:       clock,
 		Logf:        s.opts.Logf,
 		Params:      params,

@@ -18,6 +18,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(blockingCommands()...)
 	e.Register(lockCommands()...)
 	e.Register(aclCommands()...)
+	e.Register(clusterCommands()...)
 	// Operations (ops.go): SLOWLOG, LATENCY, MONITOR, MEMORY, DEBUG,
 	// SHUTDOWN, ROLE, SWAPDB.
 	e.Register(slowlogCommands()...)

@@ -12,12 +12,13 @@ import (
 //
 //	HTTP-looking names (protect.go), lookup, arity, protected commands
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
-//	permissions, OOM, MISCONF (guards.go), subscribed RESP2 context, a
-//	MONITOR client's keyspace commands, BUSY (guards.go), pause, MULTI
-//	queueing, waiting for a running script;
+//	permissions, keys in different slots (cluster mode, cmd_cluster.go),
+//	OOM, MISCONF (guards.go), subscribed RESP2 context, a MONITOR
+//	client's keyspace commands, BUSY (guards.go), pause, MULTI queueing,
+//	waiting for a running script;
 //	for scripts: lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
-//	and OOM on the first write,
+//	and OOM on the first write, keys in different slots (cluster mode),
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
@@ -83,6 +84,17 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
 		return cmd
+	}
+	// Cluster mode: keys in different slots (cmd_cluster.go).
+	if e.cluster.enabled {
+		if err := e.clusterRefusal(s, cmd, args); err != nil {
+			if cmd == e.execCmd {
+				e.rejectExecCrossSlot(s, cmd, w, err)
+			} else {
+				e.reject(s, cmd, args, w, err)
+			}
+			return cmd
+		}
 	}
 	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
 	if err := e.stateRefusal(s, cmd, args); err != nil {
@@ -153,6 +165,12 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 		}
 		if cmd.Flags.Has(FlagWrite) {
 			s.ScriptDirty = true
+		}
+		if e.cluster.enabled {
+			if err := e.scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
+				e.reject(s, cmd, args, w, err)
+				return
+			}
 		}
 		e.run(s, tx, cmd, args, w, time.Now())
 	}

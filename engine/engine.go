@@ -67,6 +67,10 @@ type Config struct {
 	// being served. Nil: SHUTDOWN is refused.
 	Shutdown func(ShutdownFlags)
 
+	// Cluster emulates a single-node cluster (cmd_cluster.go), as does
+	// Params["cluster-enabled"] "yes".
+	Cluster bool
+
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
 	Params map[string]string
@@ -133,6 +137,7 @@ type Engine struct {
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
 	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
 	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
+	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -247,6 +252,7 @@ func New(cfg Config) (*Engine, error) {
 		stop:     make(chan struct{}),
 		scans:    newScanCache(),
 		fence:    fnc,
+		cluster:  newClusterState(cfg),
 	}
 	if err := e.initGuards(&cfg); err != nil { // guards.go
 		db.Close()

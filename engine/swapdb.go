@@ -20,6 +20,10 @@ package engine
 // Redis moves its dictionaries whole.
 
 func cmdSwapDB(c *Call) {
+	if c.E.cluster.enabled {
+		c.Err(errSwapDBInCluster)
+		return
+	}
 	id1, ok := parseDBIndex(c.Args[1])
 	if !ok {
 		c.Err(errSwapDBFirst)

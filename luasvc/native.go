@@ -297,20 +297,7 @@ var nativeBySHA = func() map[string]*nativeScript {
 
 // execNative runs sc's native body for c, as exec runs its Lua.
 func (v *vm) execNative(c *engine.Call, sc *script, ns *nativeScript, keys, args [][]byte, readOnly bool) {
-	v.call, v.sc, v.resp = c, sc, 2
-	v.sess.ScriptReadOnly = readOnly
-	v.sess.ScriptCaller = c
-	v.sess.ScriptDirty = false
-	v.sess.ScriptAllowOOM = false // a native script has no shebang
-	v.fail = failure{}
-	v.panicked = nil
-	v.cmdv = v.cmdv[:0]
-	v.sess.DB = c.S.DB
-	v.sess.Proto = 2
-	callerDB := 0
-	if c.Tx != nil {
-		callerDB = c.Tx.DB
-	}
+	callerDB := v.begin(c, sc, keys, readOnly)
 	val, raised, stopped := v.runNative(ns, keys, args)
 	switch {
 	case stopped:

@@ -117,6 +117,9 @@ type script struct {
 	shebang  bool // "#!lua" header: flags below are declared
 	noWrites bool // flags=no-writes
 	allowOOM bool // flags=allow-oom
+	// flags=no-cluster, flags=allow-cross-slot-keys (cluster mode:
+	// engine/cmd_cluster.go)
+	noCluster, crossSlot bool
 	// native is the Go body of a lock script clients send verbatim
 	// (native.go), nil for any other.
 	native *nativeScript
@@ -225,6 +228,10 @@ func parseNumKeys(c *engine.Call) (int, bool) {
 // run executes sc for c: keys are the numkeys arguments after numkeys.
 func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 	readOnly := c.Cmd.Flags.Has(engine.FlagReadonly)
+	if sc.shebang && sc.noCluster && s.e.ClusterEnabled() {
+		c.Err(engine.ErrScriptNoCluster)
+		return
+	}
 	if readOnly && sc.shebang && !sc.noWrites {
 		c.Err(errWriteFlagRO)
 		return
@@ -517,6 +524,10 @@ func parseShebang(body string, sc *script) (int, error) {
 				sc.noWrites = true
 			case "allow-oom":
 				sc.allowOOM = true
+			case "no-cluster":
+				sc.noCluster = true
+			case "allow-cross-slot-keys":
+				sc.crossSlot = true
 			}
 		}
 	}

@@ -254,22 +254,8 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 		v.fns[sc] = fn
 	}
 
-	v.call, v.sc, v.resp = c, sc, 2
-	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
-	v.sess.ScriptCaller = c
-	v.sess.ScriptDirty = false
-	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
-	v.fail = failure{}
-	v.panicked = nil
-	v.ccalls = 1
-	v.cmdv = v.cmdv[:0]
-	v.sess.DB = c.S.DB
-	v.sess.Proto = 2
+	callerDB := v.begin(c, sc, keys, readOnly)
 	v.json.reset()
-	callerDB := 0
-	if c.Tx != nil {
-		callerDB = c.Tx.DB
-	}
 
 	L := v.L
 	v.keys.fill(keys)
@@ -304,6 +290,32 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	}
 	v.reset(c, callerDB)
 	v.rebuildIfNeeded()
+}
+
+// begin sets the script's session up for a run of sc for c, by Lua or
+// by a native body, and returns the caller's database, which reset
+// restores.
+func (v *vm) begin(c *engine.Call, sc *script, keys [][]byte, readOnly bool) (callerDB int) {
+	v.call, v.sc, v.resp = c, sc, 2
+	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
+	v.sess.ScriptCaller = c
+	v.sess.ScriptDirty = false
+	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
+	// Cluster mode: the keys a script touches must hash to the slot of
+	// its declared keys, unless it has no shebang (Redis's compatibility
+	// mode) or declares allow-cross-slot-keys (engine/cmd_cluster.go).
+	v.sess.ScriptCrossSlot = !sc.shebang || sc.crossSlot
+	v.sess.ScriptSlot = engine.ScriptSlot(c, keys)
+	v.fail = failure{}
+	v.panicked = nil
+	v.ccalls = 1
+	v.cmdv = v.cmdv[:0]
+	v.sess.DB = c.S.DB
+	v.sess.Proto = 2
+	if c.Tx != nil {
+		callerDB = c.Tx.DB
+	}
+	return callerDB
 }
 
 // reset drops what the run left behind.
