@@ -106,6 +106,9 @@ type Service struct {
 	all     []*vm // every state, for SCRIPT KILL
 
 	bySHA map[*engine.Command]bool // EVALSHA, EVALSHA_RO: args[1] is a SHA
+	byFn  map[*engine.Command]bool // FCALL, FCALL_RO: args[1] is a function
+
+	funcs functions // FUNCTION and FCALL (functions.go)
 }
 
 // script is one cached script: its source and compiled code. Protos are
@@ -137,11 +140,18 @@ func Register(e *engine.Engine, opts Options) *Service {
 
 		replyTableLimit: maxReplyTables,
 	}
+	s.funcs.set = newLibSet()
 	e.Register(s.commands()...)
+	e.Register(s.functionCommands()...)
 	s.bySHA = map[*engine.Command]bool{
 		e.Table.Get([]byte("evalsha")): true, e.Table.Get([]byte("evalsha_ro")): true,
 	}
+	s.byFn = map[*engine.Command]bool{
+		e.Table.Get([]byte("fcall")): true, e.Table.Get([]byte("fcall_ro")): true,
+	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
+	e.SetFunctionCount(s.funcs.counts)
+	s.loadStoredFunctions()
 	return s
 }
 
@@ -268,7 +278,11 @@ func (s *Service) commandFlags(cmd *engine.Command, args [][]byte) engine.Flags 
 		return f
 	}
 	var sc *script
-	if s.bySHA[cmd] {
+	if s.byFn[cmd] {
+		if f := s.funcs.lookup(args[1]); f != nil {
+			sc = f.sc
+		}
+	} else if s.bySHA[cmd] {
 		sc = s.lookup(args[1])
 	} else {
 		s.mu.RLock()
@@ -436,6 +450,10 @@ func (s *Service) cmdScriptFlush(c *engine.Call) {
 
 func (s *Service) cmdScriptKill(c *engine.Call) {
 	if !s.Kill() {
+		if s.functionRunning() {
+			c.Err(errBusyFunction) // a function: FUNCTION KILL stops it
+			return
+		}
 		c.Err(errNotBusy)
 		return
 	}
