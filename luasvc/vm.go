@@ -53,7 +53,7 @@ type vm struct {
 	forFunctions bool
 	loadAPI      *lua.LTable
 	loading      *loading // the library being loaded
-	builds       uint64 // build calls: functions made by an older state are gone
+	builds       uint64   // build calls: functions made by an older state are gone
 
 	sess *engine.Session // the script's own client: SELECT changes only it
 	w    luaWriter
