@@ -8,8 +8,12 @@ package compat
 // multiset.
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/lockredis/lockredis"
 )
 
 // fload is FUNCTION LOAD of code (with REPLACE when replace is set).
@@ -392,4 +396,256 @@ func TestDiffFunctionAdmin(t *testing.T) {
 			"FUNCTION STATS",
 		)},
 	})
+}
+
+// TestFunctionDumpCrossServer: FUNCTION DUMP gives the same bytes on both
+// servers for the same library (short code stored raw, longer code LZF
+// compressed, or raw when LZF saves too little), and a payload from one
+// restores into the other.
+func TestFunctionDumpCrossServer(t *testing.T) {
+	requireTool(t, "redis-server")
+	rc := dialRaw(t, startRedis(t))
+	lc := dialRaw(t, startEmbedded(t, lockredis.Options{}).Addr())
+	var codes []string
+	// Repetitive and varied code: long matches (over 264 bytes), matches
+	// of every length, literal runs over 32 bytes, offsets near 8 KB.
+	body := []string{
+		"redis.register_function('f', function() return 1 end)",
+		"redis.register_function('f', function() return 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ' end)",
+		"redis.register_function('f', function() return '" + strings.Repeat("a", 300) + "' end)",
+		"redis.register_function('f', function() return '" + strings.Repeat("abcdefgh", 40) + "' end)",
+	}
+	for i := 0; i < 20; i++ {
+		var sb strings.Builder
+		for j := 0; j <= i; j++ {
+			fmt.Fprintf(&sb, "local v%d = '%s'\n", j, strings.Repeat(string(rune('a'+j%26)), j*7%41))
+		}
+		sb.WriteString("redis.register_function('f', function() return v0 end)")
+		body = append(body, sb.String())
+	}
+	var big strings.Builder
+	for big.Len() < 9000 {
+		fmt.Fprintf(&big, "-- %d %x %s\n", big.Len(), big.Len()*7919, strings.Repeat("z", big.Len()%13))
+	}
+	body = append(body, big.String()+"redis.register_function('f', function() return 1 end)")
+	for _, b := range body {
+		codes = append(codes, lib("d", b))
+	}
+	for i, code := range codes {
+		for _, c := range []*rawConn{rc, lc} {
+			c.do(t, "FUNCTION", "FLUSH")
+			if r := c.do(t, "FUNCTION", "LOAD", code); r != "$1\r\nd\r\n" {
+				t.Fatalf("code %d: FUNCTION LOAD: %q", i, r)
+			}
+		}
+		want, got := rc.do(t, "FUNCTION", "DUMP"), lc.do(t, "FUNCTION", "DUMP")
+		if want != got {
+			t.Fatalf("code %d (%d bytes): FUNCTION DUMP\nredis:     %q\nlockredis: %q", i, len(code), want, got)
+		}
+	}
+
+	// Several libraries: each server restores the other's payload.
+	libs := []string{libTest, libKV, lib("third", "redis.register_function('third', function() return 3 end)")}
+	dumps := map[*rawConn]string{}
+	for _, c := range []*rawConn{rc, lc} {
+		c.do(t, "FUNCTION", "FLUSH")
+		for _, l := range libs {
+			c.do(t, "FUNCTION", "LOAD", l)
+		}
+		d := c.do(t, "FUNCTION", "DUMP")
+		dumps[c] = d[strings.Index(d, "\r\n")+2 : len(d)-2]
+	}
+	for _, pair := range [][2]*rawConn{{rc, lc}, {lc, rc}} {
+		from, to := pair[0], pair[1]
+		to.do(t, "FUNCTION", "FLUSH")
+		if r := to.do(t, "FUNCTION", "RESTORE", dumps[from]); r != "+OK\r\n" {
+			t.Fatalf("RESTORE: %q", r)
+		}
+		if r := to.do(t, "FUNCTION", "RESTORE", dumps[from]); r != "-ERR Library test already exists\r\n" &&
+			r != "-ERR Library kv already exists\r\n" && r != "-ERR Library third already exists\r\n" {
+			t.Fatalf("RESTORE again: %q", r)
+		}
+		if r := to.do(t, "FCALL", "third", "0"); r != ":3\r\n" {
+			t.Fatalf("FCALL third: %q", r)
+		}
+		if r := to.do(t, "FUNCTION", "STATS"); !strings.Contains(r, "libraries_count\r\n:3\r\n") {
+			t.Fatalf("FUNCTION STATS: %q", r)
+		}
+	}
+}
+
+// TestDiffFunctionRestorePolicies: RESTORE with FLUSH, APPEND and REPLACE
+// of a one-library payload made by each server.
+func TestDiffFunctionRestorePolicies(t *testing.T) {
+	requireTool(t, "redis-server")
+	// The payload of libTest alone (the same bytes on both servers: see
+	// TestFunctionDumpCrossServer).
+	rc := dialRaw(t, startRedis(t))
+	rc.do(t, "FUNCTION", "LOAD", libTest)
+	d := rc.do(t, "FUNCTION", "DUMP")
+	payload := d[strings.Index(d, "\r\n")+2 : len(d)-2]
+	corrupt := []byte(payload)
+	corrupt[3] ^= 1
+	newer := []byte(payload)
+	newer[len(newer)-10] = 11
+	runDiffCases(t, []diffCase{
+		{name: "policies", steps: steps(flush,
+			args("FUNCTION", "RESTORE", payload),
+			"FCALL test 0",
+			args("FUNCTION", "RESTORE", payload),
+			args("FUNCTION", "RESTORE", payload, "APPEND"),
+			args("FUNCTION", "RESTORE", payload, "replace"),
+			args("FUNCTION", "RESTORE", payload, "FLUSH"),
+			args("FUNCTION", "RESTORE", payload, "bogus"),
+			args("FUNCTION", "RESTORE", payload, "FLUSH", "x"),
+			args("FUNCTION", "RESTORE", string(corrupt)),
+			args("FUNCTION", "RESTORE", string(newer)),
+			"FUNCTION DELETE test",
+			fload(lib("other", "redis.register_function('test', function() return 2 end)")),
+			args("FUNCTION", "RESTORE", payload),
+			args("FUNCTION", "RESTORE", payload, "REPLACE"),
+			"FCALL test 0",
+			args("FUNCTION", "RESTORE", payload, "FLUSH"),
+			"FCALL test 0",
+			"FUNCTION STATS",
+			"MULTI",
+			args("FUNCTION", "RESTORE", payload, "REPLACE"),
+			"EXEC",
+		)},
+	})
+}
+
+// TestDiffBusyFunction: a function past busy-reply-threshold makes other
+// clients get BUSY naming FUNCTION KILL; FUNCTION STATS shows it; SCRIPT
+// KILL refuses to stop it, FUNCTION KILL does (functions.tcl's "FUNCTION -
+// test function kill" and "test script kill not working on function").
+func TestDiffBusyFunction(t *testing.T) {
+	requireTool(t, "redis-server")
+	busyLib := lib("busy",
+		"redis.register_function('loop', function(keys, args) redis.call('get', 'k') while true do end end)",
+		"redis.register_function{function_name='loop_ro', callback=function(keys, args) while true do end end, flags={'no-writes'}}",
+	)
+	scenarios := map[string][]gStep{
+		"function-kill": {
+			gdo(0, "FUNCTION", "FLUSH"),
+			gdo(0, "CONFIG", "SET", "lua-time-limit", "10"),
+			gdo(0, "FUNCTION", "LOAD", busyLib),
+			gsend(1, "FCALL", "loop", "0"),
+			gbusy(2, "PING"),
+			gdo(2, "GET", "k"),
+			gdo(2, "FCALL", "loop", "0"),
+			gdo(2, "FUNCTION", "LIST"),
+			gdo(2, "SCRIPT", "KILL"),
+			gdo(2, "FUNCTION", "KILL"),
+			gread(1),
+			gok(2, "PING"),
+			gdo(2, "FUNCTION", "KILL"),
+		},
+		"function-kill-ro": {
+			gdo(0, "FUNCTION", "FLUSH"),
+			gdo(0, "CONFIG", "SET", "lua-time-limit", "10"),
+			gdo(0, "FUNCTION", "LOAD", busyLib),
+			gsend(1, "FCALL_RO", "loop_ro", "0"),
+			gbusy(2, "PING"),
+			gdo(2, "FUNCTION", "KILL"),
+			gread(1),
+			gok(2, "PING"),
+		},
+		"function-kill-eval": {
+			gdo(0, "FUNCTION", "FLUSH"),
+			gdo(0, "CONFIG", "SET", "lua-time-limit", "10"),
+			gsend(1, "EVAL", loop, "0"),
+			gbusy(2, "PING"),
+			gdo(2, "FUNCTION", "KILL"),
+			gdo(2, "FUNCTION", "STATS"),
+			gdo(2, "SCRIPT", "KILL"),
+			gread(1),
+			gok(2, "PING"),
+		},
+	}
+	runScenarioDiff(t, scenarios, lockredis.Options{})
+}
+
+// TestFunctionStatsWhileBusy: FUNCTION STATS names the running function,
+// its command and how long it runs (the duration differs between servers).
+func TestFunctionStatsWhileBusy(t *testing.T) {
+	requireTool(t, "redis-server")
+	for _, addr := range []string{startRedis(t), startEmbedded(t, lockredis.Options{}).Addr()} {
+		c0, c1 := dialRaw(t, addr), dialRaw(t, addr)
+		c0.do(t, "CONFIG", "SET", "lua-time-limit", "10")
+		c0.do(t, "FUNCTION", "LOAD", lib("busy", "redis.register_function{function_name='spin', callback=function() while true do end end, flags={'no-writes'}}"))
+		if _, err := c1.c.Write(encodeCommand([]string{"FCALL", "spin", "1", "key", "arg"})); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.HasPrefix(c0.do(t, "PING"), "-BUSY") {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never busy", addr)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		stats := c0.do(t, "FUNCTION", "STATS")
+		want := "*4\r\n$14\r\nrunning_script\r\n*6\r\n$4\r\nname\r\n$4\r\nspin\r\n$7\r\ncommand\r\n*5\r\n$5\r\nFCALL\r\n$4\r\nspin\r\n$1\r\n1\r\n$3\r\nkey\r\n$3\r\narg\r\n$11\r\nduration_ms\r\n:"
+		if !strings.HasPrefix(stats, want) || !strings.HasSuffix(stats, "\r\n$7\r\nengines\r\n*2\r\n$3\r\nLUA\r\n*4\r\n$15\r\nlibraries_count\r\n:1\r\n$15\r\nfunctions_count\r\n:1\r\n") {
+			t.Fatalf("%s: FUNCTION STATS = %q", addr, stats)
+		}
+		if r := c0.do(t, "FUNCTION", "KILL"); r != "+OK\r\n" {
+			t.Fatalf("%s: FUNCTION KILL = %q", addr, r)
+		}
+		c1.c.SetDeadline(time.Now().Add(replyTimeout))
+		if r, err := readReply(c1.r); err != nil || !strings.HasPrefix(string(r), "-ERR Script killed by user with SCRIPT KILL...") {
+			t.Fatalf("%s: killed FCALL = %q, %v", addr, r, err)
+		}
+	}
+}
+
+// TestFunctionsSurviveRestart: with appendonly, loaded libraries come back
+// after kill -9 (they are stored in the AOF with the keys); FLUSHALL keeps
+// them, FUNCTION FLUSH and DELETE are persisted too, and they stay out of
+// the keyspace.
+func TestFunctionsSurviveRestart(t *testing.T) {
+	n := newNode(t, "", "--appendonly", "yes", "--appendfsync", "always")
+	n.start()
+	c := dialRaw(t, n.addr())
+	for _, l := range []string{libTest, libKV} {
+		if r := c.do(t, "FUNCTION", "LOAD", l); r[0] != '$' {
+			t.Fatalf("FUNCTION LOAD: %q", r)
+		}
+	}
+	c.do(t, "FCALL", "set", "1", "k", "v")
+	c.do(t, "FLUSHALL")
+	c.do(t, "FCALL", "set", "1", "k", "v")
+	want := c.do(t, "FUNCTION", "DUMP")
+	n.kill9()
+	n.start()
+	c = dialRaw(t, n.addr())
+	if got := c.do(t, "FUNCTION", "DUMP"); got != want {
+		t.Fatalf("FUNCTION DUMP after restart:\n%q\nwant %q", got, want)
+	}
+	for _, st := range []struct{ cmd, want string }{
+		{"FCALL get 1 k", "$1\r\nv\r\n"},
+		{"FCALL test 0", "+PONG\r\n"},
+		{"DBSIZE", ":1\r\n"},
+		{"KEYS *", "*1\r\n$1\r\nk\r\n"},
+		{"BGREWRITEAOF", "+Background append only file rewriting started\r\n"},
+		{"FUNCTION DELETE kv", "+OK\r\n"},
+	} {
+		if got := c.do(t, strings.Fields(st.cmd)...); got != st.want {
+			t.Errorf("%s = %q, want %q", st.cmd, got, st.want)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the rewrite
+	n.kill9()
+	n.start()
+	c = dialRaw(t, n.addr())
+	if got := c.do(t, "FUNCTION", "LIST"); !strings.Contains(got, "test") || strings.Contains(got, "kv") {
+		t.Fatalf("FUNCTION LIST after DELETE and restart: %q", got)
+	}
+	c.do(t, "FUNCTION", "FLUSH")
+	n.kill9()
+	n.start()
+	c = dialRaw(t, n.addr())
+	if got := c.do(t, "FUNCTION", "LIST"); got != "*0\r\n" {
+		t.Fatalf("FUNCTION LIST after FLUSH and restart: %q", got)
+	}
 }

@@ -387,8 +387,9 @@ func libraryMeta(code string) (engineName, name, body string, err error) {
 	if !strings.HasPrefix(code, "#!") {
 		return "", "", "", errors.New("Missing library metadata")
 	}
+	// Redis looks for the newline in a C string: a NUL before it hides it.
 	end := strings.IndexByte(code, '\n')
-	if end < 0 {
+	if end < 0 || strings.IndexByte(code[:end], 0) >= 0 {
 		return "", "", "", errors.New("Invalid library metadata")
 	}
 	parts, ok := splitArgs(code[:end])
