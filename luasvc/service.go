@@ -1,5 +1,6 @@
 // Package luasvc is lockredis's scripting: EVAL, EVALSHA, EVAL_RO,
-// EVALSHA_RO and SCRIPT, run by gopher-lua in a sandbox shaped like Redis
+// EVALSHA_RO and SCRIPT, and Redis 7 functions (FUNCTION, FCALL,
+// FCALL_RO: functions.go), run by gopher-lua in a sandbox shaped like Redis
 // 7.0's: the same globals and libraries (base, string, table, math,
 // coroutine, cjson, bit, struct, cmsgpack, redis), read-only tables, the
 // redis.* API, the reply conversions and the error texts.
