@@ -150,3 +150,53 @@ func TestFunctionCommands(t *testing.T) {
 		{cmd("FCALL", "cnt", "0"), `(error) ERR Function not found`},
 	})
 }
+
+// TestFunctionsConcurrent: FCALL_RO from several clients at once (shared
+// transaction, one Lua state for functions) with FCALL and FUNCTION LOAD
+// REPLACE in between: no deadlock, no race, every reply is one the
+// library gives.
+func TestFunctionsConcurrent(t *testing.T) {
+	ts := newTestService(t)
+	code := func(v string) string {
+		return "#!lua name=lib\nredis.register_function{function_name='ro', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}\n" +
+			"redis.register_function('rw', function(keys, args) return redis.call('set', keys[1], '" + v + "') end)"
+	}
+	if got := ts.do("FUNCTION", "LOAD", code("a")).String(); got != `"lib"` {
+		t.Fatal(got)
+	}
+	done := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		s := ts.newSession()
+		go func(g int) {
+			for i := 0; i < 200; i++ {
+				var r string
+				switch {
+				case g == 0 && i%20 == 0:
+					r = ts.doOn(s, "FUNCTION", "LOAD", "REPLACE", code(fmt.Sprint(i))).String()
+					if r != `"lib"` {
+						done <- "LOAD: " + r
+						return
+					}
+				case g == 1:
+					r = ts.doOn(s, "FCALL", "rw", "1", "k").String()
+					if r != "OK" {
+						done <- "FCALL rw: " + r
+						return
+					}
+				default:
+					r = ts.doOn(s, "FCALL_RO", "ro", "1", "k").String()
+					if strings.HasPrefix(r, "(error)") {
+						done <- "FCALL_RO ro: " + r
+						return
+					}
+				}
+			}
+			done <- ""
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
