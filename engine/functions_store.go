@@ -23,7 +23,7 @@ const functionsKey = ""
 // functionsState is the engine's share of the functions.
 type functionsState struct {
 	busy  atomic.Int32 // running functions past the busy threshold
-	count atomic.Pointer[func() (libraries, functions int)]
+	count atomic.Pointer[func() FunctionCounts]
 }
 
 // errBusyFunction is Redis's shared.slowscripterr: the busy script is a
@@ -68,17 +68,24 @@ func (tx *Tx) keepFunctions() func() {
 	return func() { tx.bt.Set(functionsKey, v, nil) }
 }
 
+// FunctionCounts are INFO memory's figures about functions.
+type FunctionCounts struct {
+	Libraries int   // number_of_libraries
+	Functions int   // number_of_functions
+	Memory    int64 // used_memory_functions: an estimate of what they hold
+}
+
 // SetFunctionCount registers how INFO counts the libraries and functions
 // (luasvc).
-func (e *Engine) SetFunctionCount(fn func() (libraries, functions int)) {
+func (e *Engine) SetFunctionCount(fn func() FunctionCounts) {
 	e.functions.count.Store(&fn)
 }
 
-func (e *Engine) functionCount() (libraries, functions int) {
+func (e *Engine) functionCount() FunctionCounts {
 	if fn := e.functions.count.Load(); fn != nil {
 		return (*fn)()
 	}
-	return 0, 0
+	return FunctionCounts{}
 }
 
 // SetFunctionBusy is SetScriptBusy for a function (FCALL): other clients

@@ -153,12 +153,27 @@ func (fs *functions) lookup(name []byte) *function {
 	return fs.set.byName[strings.ToLower(string(name))]
 }
 
-// counts are INFO's number_of_libraries and number_of_functions: the
-// functions by name (names differing only in case count once).
-func (fs *functions) counts() (libraries, fns int) {
+// Estimated bytes a library and a function hold beyond their strings
+// (structures, map entries, the Lua closure).
+const (
+	libraryOverhead  = 256
+	functionOverhead = 192
+)
+
+// counts are INFO's number_of_libraries and number_of_functions (the
+// functions by name: names differing only in case count once) and
+// used_memory_functions, an estimate.
+func (fs *functions) counts() engine.FunctionCounts {
 	fs.mu.RLock()
 	defer fs.mu.RUnlock()
-	return len(fs.set.libs), len(fs.set.byName)
+	fc := engine.FunctionCounts{Libraries: len(fs.set.libs), Functions: len(fs.set.byName)}
+	for _, l := range fs.set.libs {
+		fc.Memory += int64(libraryOverhead + len(l.name) + len(l.code))
+		for _, f := range l.fns {
+			fc.Memory += int64(functionOverhead + len(f.name) + len(f.desc))
+		}
+	}
+	return fc
 }
 
 // stats are FUNCTION STATS' counts: every function of every library.

@@ -140,7 +140,7 @@ func TestFunctionCommands(t *testing.T) {
 		{cmd("FUNCTION", "STATS"), `["running_script" (nil) "engines" ["LUA" ["libraries_count" (integer) 1 "functions_count" (integer) 2]]]`},
 	})
 	info := ts.do("INFO", "memory").String()
-	for _, want := range []string{"number_of_functions:2", "number_of_libraries:1"} {
+	for _, want := range []string{"number_of_functions:2", "number_of_libraries:1", "used_memory_functions:"} {
 		if !strings.Contains(info, want) {
 			t.Errorf("INFO memory has no %s:\n%s", want, info)
 		}
