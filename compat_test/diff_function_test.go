@@ -121,6 +121,13 @@ func TestDiffFunctionLoad(t *testing.T) {
 			fload("#!lua \"name=qq\"\nredis.register_function('qq', function() return 1 end)"),
 			fload("#!lua name=x\nreturn 1"),
 			fload("#!lua name=x\n"),
+			fload("#!lua name=crlf\r\nredis.register_function('crlf', function() return 1 end)"),
+			fload("#!lua\tname=tab\nredis.register_function('tab', function() return 1 end)"),
+			fload("#!lua name='sq'\nredis.register_function('sq', function() return 1 end)"),
+			fload("#!lua name=\"a\\x41\"\nredis.register_function('hex', function() return 1 end)"),
+			fload("#!lua name=\"x\"y\nreturn 1"),
+			fload("#!lua name=ok\nredis.register_function{function_name='fl', callback=function() return 1 end, flags={}}\n" +
+				"redis.register_function{function_name='dup', callback=function() return 1 end, flags={'no-writes', 'NO-WRITES'}}"),
 			unordered("FUNCTION LIST"),
 		)},
 		{name: "load-arguments", steps: steps(flush,
