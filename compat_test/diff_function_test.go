@@ -126,7 +126,7 @@ func TestDiffFunctionLoad(t *testing.T) {
 			fload("#!lua name='sq'\nredis.register_function('sq', function() return 1 end)"),
 			fload("#!lua name=\"a\\x41\"\nredis.register_function('hex', function() return 1 end)"),
 			fload("#!lua name=\"x\"y\nreturn 1"),
-			fload("#!lua name=ok\nredis.register_function{function_name='fl', callback=function() return 1 end, flags={}}\n" +
+			fload("#!lua name=ok\nredis.register_function{function_name='fl', callback=function() return 1 end, flags={}}\n"+
 				"redis.register_function{function_name='dup', callback=function() return 1 end, flags={'no-writes', 'NO-WRITES'}}"),
 			unordered("FUNCTION LIST"),
 		)},
