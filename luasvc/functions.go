@@ -186,8 +186,9 @@ func (fs *functions) stats() (libraries, fns int) {
 	return len(fs.set.libs), fns
 }
 
-// state returns the Lua state, remaking the closures when it was rebuilt
-// (a script damaged it or a command panicked). Under fs.run.
+// functionState returns the functions' Lua state, remaking the closures
+// when it was rebuilt (a function damaged it or a command panicked): their
+// upvalues start afresh then. Under fs.run.
 func (s *Service) functionState() *vm {
 	fs := &s.funcs
 	if fs.v == nil {
@@ -490,10 +491,16 @@ func (v *vm) runLibrary(lib *library, body string) error {
 	v.loading = nil
 	L.SetTop(0)
 	switch {
-	case stopped != stopNone:
+	case stopped == stopTimeout:
 		lib.fns = nil
 		v.rebuildIfNeeded()
 		return errors.New("Error registering functions: ERR FUNCTION LOAD timeout")
+	case stopped != stopNone:
+		// Past the memory limit (Redis has none); nothing else stops a
+		// load (FUNCTION KILL only stops FCALL).
+		lib.fns = nil
+		v.rebuildIfNeeded()
+		return errors.New("Error registering functions: ERR " + errStopMemory.Error())
 	case err != nil:
 		lib.fns = nil
 		v.rebuildIfNeeded()
@@ -909,9 +916,11 @@ func (s *Service) evalRunning() bool {
 
 func (s *Service) cmdFunctionStats(c *engine.Call) {
 	fs := &s.funcs
+	// Held while the reply is written: the running command's arguments
+	// are only valid until it ends.
 	fs.curMu.Lock()
+	defer fs.curMu.Unlock()
 	cur := fs.cur
-	fs.curMu.Unlock()
 	if cur == nil && s.e.ScriptBusy() && s.evalRunning() {
 		c.Err(errBusyEval)
 		return
