@@ -14,7 +14,12 @@ package compat
 //     processes create, delete and flush commands in AOF when doing debug
 //     loadaof in read-only slaves": replication.
 //   - "allow stale": REPLICAOF.
-// Persistence across a restart is TestFunctionsSurviveRestart instead.
+// Elsewhere: "test function kill", "test script kill not working on
+// function" and "test function kill not working on eval" need a second
+// client while a function runs: TestDiffBusyFunction and
+// TestFunctionStatsWhileBusy (diff_function_test.go). Persistence across a
+// restart, which the Tcl suite tests with DEBUG RELOAD, is
+// TestFunctionsSurviveRestart.
 
 import (
 	"strings"
