@@ -707,3 +707,39 @@ func TestDiffMonitorFunctions(t *testing.T) {
 		}
 	})
 }
+
+// TestFunctionKillAfterWrite: where Redis answers UNKILLABLE to FUNCTION
+// KILL of a function that wrote, lockredis stops it and rolls its writes
+// back, as SCRIPT KILL does for scripts.
+func TestFunctionKillAfterWrite(t *testing.T) {
+	addr := startEmbedded(t, lockredis.Options{}).Addr()
+	c0, c1 := dialRaw(t, addr), dialRaw(t, addr)
+	c0.do(t, "CONFIG", "SET", "lua-time-limit", "10")
+	c0.do(t, "FUNCTION", "LOAD", lib("w", "redis.register_function('w', function(keys)", "redis.call('set', keys[1], 'x')", "while true do end", "end)"))
+	if _, err := c1.c.Write(encodeCommand([]string{"FCALL", "w", "1", "k"})); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := c0.do(t, "PING")
+		if r == "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never busy: %q", r)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if r := c0.do(t, "FUNCTION", "KILL"); r != "+OK\r\n" {
+		t.Fatalf("FUNCTION KILL = %q", r)
+	}
+	c1.c.SetDeadline(time.Now().Add(replyTimeout))
+	r, err := readReply(c1.r)
+	want := "-ERR Script killed by user with SCRIPT KILL... Its writes were rolled back. script: w, on @user_function:4.\r\n"
+	if err != nil || string(r) != want {
+		t.Fatalf("FCALL = %q, %v; want %q", r, err, want)
+	}
+	if r := c0.do(t, "EXISTS", "k"); r != ":0\r\n" {
+		t.Fatalf("EXISTS k after the kill = %q", r)
+	}
+}
