@@ -30,7 +30,14 @@ import (
 // libraries (and LIST the functions of a library) sorted by name; Redis
 // gives them in its hash tables' order, which changes from run to run.
 // FUNCTION KILL stops a function that wrote and rolls its writes back
-// (Redis answers UNKILLABLE), as SCRIPT KILL does here.
+// (Redis answers UNKILLABLE), as SCRIPT KILL does here. When the Lua state
+// has to be rebuilt (a function damaged its environment, a command
+// panicked), the libraries are loaded again and their upvalues start
+// afresh.
+//
+// Every command that changes the libraries stores FUNCTION DUMP's payload
+// in its transaction (engine.Tx.PutFunctions), so with appendonly the
+// libraries come back after a restart, as from Redis's RDB/AOF.
 
 // functionChunk is the chunk name of library code: messages show
 // "user_function:3:", error replies end with "on @user_function:3.".
@@ -63,8 +70,11 @@ var (
 	errLibraryNameArg   = errors.New("ERR library name argument was not given")
 	errBusyEval         = errors.New("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 	errBusyFunction     = errors.New("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
-	errNameChars        = "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
 )
+
+// errNameChars is said of bad library names and, in Redis 7.0's words too,
+// of bad function names.
+const errNameChars = "Library names can only contain letters, numbers, or underscores(_) and must be at least one character long"
 
 // library is one loaded library: its code as given to FUNCTION LOAD
 // (shebang included: what DUMP saves and LIST WITHCODE shows) and its
