@@ -157,11 +157,12 @@ type Engine struct {
 	afterCond *sync.Cond
 	afterDone uint64
 
-	persist *persister   // nil when the keyspace is in memory (persist.go)
-	fence   *fence       // the restart fence (fence.go)
-	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
-	acl     aclState     // ACL users and log (acl.go)
-	tokens  tokenCounter // fencing tokens (token.go)
+	persist   *persister     // nil when the keyspace is in memory (persist.go)
+	fence     *fence         // the restart fence (fence.go)
+	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
+	functions functionsState // persistence, INFO and BUSY of functions (functions_store.go)
+	acl       aclState       // ACL users and log (acl.go)
+	tokens    tokenCounter   // fencing tokens (token.go)
 
 	txPool  sync.Pool
 	started time.Time

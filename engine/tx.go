@@ -436,9 +436,11 @@ func (tx *Tx) FlushDB(db int) {
 // FlushAll deletes every key of every database.
 func (tx *Tx) FlushAll() {
 	tx.notifyFlush(-1)
+	keep := tx.keepFunctions() // functions_store.go
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}
+	keep()
 	tx.wroteAOF = true
 	tx.e.expiries.reset()
 	tx.expiring = tx.expiring[:0]

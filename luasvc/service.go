@@ -1,5 +1,6 @@
 // Package luasvc is lockredis's scripting: EVAL, EVALSHA, EVAL_RO,
-// EVALSHA_RO and SCRIPT, run by gopher-lua in a sandbox shaped like Redis
+// EVALSHA_RO and SCRIPT, and Redis 7 functions (FUNCTION, FCALL,
+// FCALL_RO: functions.go), run by gopher-lua in a sandbox shaped like Redis
 // 7.0's: the same globals and libraries (base, string, table, math,
 // coroutine, cjson, bit, struct, cmsgpack, redis), read-only tables, the
 // redis.* API, the reply conversions and the error texts.
@@ -106,6 +107,9 @@ type Service struct {
 	all     []*vm // every state, for SCRIPT KILL
 
 	bySHA map[*engine.Command]bool // EVALSHA, EVALSHA_RO: args[1] is a SHA
+	byFn  map[*engine.Command]bool // FCALL, FCALL_RO: args[1] is a function
+
+	funcs functions // FUNCTION and FCALL (functions.go)
 }
 
 // script is one cached script: its source and compiled code. Protos are
@@ -140,11 +144,18 @@ func Register(e *engine.Engine, opts Options) *Service {
 
 		replyTableLimit: maxReplyTables,
 	}
+	s.funcs.set = newLibSet()
 	e.Register(s.commands()...)
+	e.Register(s.functionCommands()...)
 	s.bySHA = map[*engine.Command]bool{
 		e.Table.Get([]byte("evalsha")): true, e.Table.Get([]byte("evalsha_ro")): true,
 	}
+	s.byFn = map[*engine.Command]bool{
+		e.Table.Get([]byte("fcall")): true, e.Table.Get([]byte("fcall_ro")): true,
+	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
+	e.SetFunctionCount(s.funcs.counts)
+	s.loadStoredFunctions()
 	return s
 }
 
@@ -275,7 +286,11 @@ func (s *Service) commandFlags(cmd *engine.Command, args [][]byte) engine.Flags 
 		return f
 	}
 	var sc *script
-	if s.bySHA[cmd] {
+	if s.byFn[cmd] {
+		if f := s.funcs.lookup(args[1]); f != nil {
+			sc = f.sc
+		}
+	} else if s.bySHA[cmd] {
 		sc = s.lookup(args[1])
 	} else {
 		s.mu.RLock()
@@ -443,6 +458,10 @@ func (s *Service) cmdScriptFlush(c *engine.Call) {
 
 func (s *Service) cmdScriptKill(c *engine.Call) {
 	if !s.Kill() {
+		if s.functionRunning() {
+			c.Err(errBusyFunction) // a function: FUNCTION KILL stops it
+			return
+		}
 		c.Err(errNotBusy)
 		return
 	}
