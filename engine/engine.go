@@ -125,6 +125,9 @@ type Engine struct {
 	watches     watchRegistry
 	blocks      blockRegistry
 	expiries    expiryQueue  // volatile keys by expiry; under the exclusive lock
+	// fieldExpiries: hashes with field expiries, by their earliest one
+	// (hashttl_sweep.go); under the exclusive lock.
+	fieldExpiries expiryQueue
 	tracker     tracker      // client-side caching (tracking.go)
 	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
@@ -311,6 +314,9 @@ func (e *Engine) countKeys() (maxToken uint64, err error) {
 				e.volatile[k[0]].Add(1)
 				e.expiries.add(at, k)
 			}
+			if at := storedFieldExpiry(v); at != 0 {
+				e.fieldExpiries.add(at, k)
+			}
 			maxToken = max(maxToken, tokenOf(v))
 			return true
 		})
@@ -460,6 +466,9 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		for _, ent := range tx.expiring {
 			e.expiries.add(ent.at, ent.bkey)
 			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
+		}
+		for _, ent := range tx.fieldExpiring {
+			e.fieldExpiries.add(ent.at, ent.bkey)
 		}
 	}
 	if len(tx.after) > 0 {

@@ -32,6 +32,9 @@ type Tx struct {
 	after     []func()
 	touched   []dbKey       // changed keys, recorded only while someone listens
 	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	// fieldExpiring: hashes whose earliest field expiry changed, queued
+	// for the sweeper at commit (hashttl_sweep.go).
+	fieldExpiring []expiryEntry
 	seq       uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
@@ -123,6 +126,7 @@ func (tx *Tx) reset() {
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
 	tx.expiring = tx.expiring[:0]
+	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.client = nil
 	tx.bcastKeys = nil // kept by a queued broadcast until it ran
 	tx.readBy = nil
@@ -344,6 +348,9 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		tx.volDelta[db]++
 		tx.expiring = append(tx.expiring, expiryEntry{v.ExpireAt, bkey})
 	}
+	if v.Type == TypeHash {
+		tx.queueFieldExpiry(bkey, v.Payload, prev)
+	}
 }
 
 // Delete removes key from the current database and reports whether a live
@@ -442,6 +449,8 @@ func (tx *Tx) FlushAll() {
 	tx.wroteAOF = true
 	tx.e.expiries.reset()
 	tx.expiring = tx.expiring[:0]
+	tx.e.fieldExpiries.reset()
+	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.flushedAll = true
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = -tx.e.keys[i].Load()
