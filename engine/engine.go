@@ -125,14 +125,15 @@ type Engine struct {
 	watches     watchRegistry
 	blocks      blockRegistry
 	expiries    expiryQueue  // volatile keys by expiry; under the exclusive lock
-	// fieldExpiries: hashes with field expiries, by their earliest one
-	// (hashttl_sweep.go); under the exclusive lock.
-	fieldExpiries expiryQueue
 	tracker     tracker      // client-side caching (tracking.go)
 	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
 	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
 	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
+
+	// fieldExpiries: hashes with field expiries, by their earliest one
+	// (hashttl_sweep.go); under the exclusive lock.
+	fieldExpiries expiryQueue
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 

@@ -32,9 +32,6 @@ type Tx struct {
 	after     []func()
 	touched   []dbKey       // changed keys, recorded only while someone listens
 	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	// fieldExpiring: hashes whose earliest field expiry changed, queued
-	// for the sweeper at commit (hashttl_sweep.go).
-	fieldExpiring []expiryEntry
 	seq       uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
@@ -45,6 +42,10 @@ type Tx struct {
 	iterating bool
 	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
 	handingOver bool
+
+	// fieldExpiring: hashes whose earliest field expiry changed, queued
+	// for the sweeper at commit (hashttl_sweep.go).
+	fieldExpiring []expiryEntry
 
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
