@@ -566,3 +566,14 @@ func TestHashTTLEncoding(t *testing.T) {
 		t.Fatalf("persisted: %q, want %q", got, before)
 	}
 }
+
+// LOCK.INFO does not count a holder whose field has expired.
+func TestHashTTLLockInfo(t *testing.T) {
+	te := newLazyExpiryEngine(t)
+	te.do("HSET", "rlock", "a:1", "1", "b:1", "2")
+	te.do("HPEXPIRE", "rlock", "10", "FIELDS", "1", "a:1")
+	te.Clock.FastForward(11 * time.Millisecond)
+	if got := te.do("LOCK.INFO", "rlock").String(); !strings.Contains(got, `"owners" ["b:1"]`) || !strings.Contains(got, `"reentries" (integer) 2`) {
+		t.Errorf("LOCK.INFO: %s", got)
+	}
+}
