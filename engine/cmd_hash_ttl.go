@@ -292,11 +292,15 @@ func cmdHgetdel(c *Call) {
 		}
 		c.W.Null()
 	}
-	if deleted == 0 {
+	if deleted == 0 && (h == nil || h.expired == 0) {
 		return
 	}
+	// Like Redis 8, which expires the fields it meets, this removes the
+	// fields whose time has passed ("hexpired", from storeHash).
 	storeHash(c.Tx, key, h, exp)
-	c.Tx.Notify(NotifyHash, "hdel", key)
+	if deleted > 0 {
+		c.Tx.Notify(NotifyHash, "hdel", key)
+	}
 	if h.live == 0 {
 		c.Tx.Notify(NotifyGeneric, "del", key)
 	}
@@ -366,16 +370,16 @@ func cmdHgetex(c *Call) {
 			updated++
 		}
 	}
-	if deleted+updated == 0 {
+	if deleted+updated == 0 && h.expired == 0 {
 		return
 	}
-	storeHash(c.Tx, key, h, exp)
+	storeHash(c.Tx, key, h, exp) // "hexpired" for fields whose time had passed
 	switch {
 	case updated > 0 && persist:
 		c.Tx.Notify(NotifyHash, "hpersist", key)
 	case updated > 0:
 		c.Tx.Notify(NotifyHash, "hexpire", key)
-	default:
+	case deleted > 0:
 		c.Tx.Notify(NotifyHash, "hdel", key)
 	}
 	if h.live == 0 {
@@ -478,6 +482,9 @@ func cmdHsetex(c *Call) {
 		for i := 0; i < len(pairs); i += 2 {
 			exists := h.find(pairs[i]) >= 0
 			if exists == (flags&hsetexFNX != 0) {
+				if h.expired > 0 {
+					storeHash(c.Tx, key, h, exp) // "hexpired", as Redis 8's check
+				}
 				c.W.Int(0)
 				return
 			}

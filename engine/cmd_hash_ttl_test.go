@@ -406,6 +406,9 @@ func TestHashTTLEvents(t *testing.T) {
 		{"swept last fields", [][]string{cmd("HPEXPIRE", "h", "10", "FIELDS", "2", "a", "b")}, time.Second, true, nil, "hexpired h, del h"},
 		// A write that drops fields whose time has passed raises
 		// "hexpired" first.
+		{"hgetex after expiry", [][]string{cmd("HPEXPIRE", "h", "10", "FIELDS", "1", "a")}, time.Second, false, cmd("HGETEX", "h", "FIELDS", "1", "a"), "hexpired h"},
+		{"hgetdel after expiry", [][]string{cmd("HPEXPIRE", "h", "10", "FIELDS", "1", "a")}, time.Second, false, cmd("HGETDEL", "h", "FIELDS", "2", "a", "b"), "hexpired h, hdel h, del h"},
+		{"hsetex fxx fails after expiry", [][]string{cmd("HPEXPIRE", "h", "10", "FIELDS", "1", "a")}, time.Second, false, cmd("HSETEX", "h", "FXX", "FIELDS", "1", "a", "2"), "hexpired h"},
 		{"write after expiry", [][]string{cmd("HPEXPIRE", "h", "10", "FIELDS", "1", "a")}, time.Second, false, cmd("HSET", "h", "c", "3"), "hexpired h"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
