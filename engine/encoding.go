@@ -19,7 +19,8 @@ import (
 // encoding (hashtable for hashes and sets, skiplist for sorted sets). As in
 // Redis 7.0 a collection never converts back, so the bit must be stored:
 // it decides OBJECT ENCODING, whether HSCAN returns everything at once, and
-// details such as a listpack sorted set storing -0 as 0.
+// details such as a listpack sorted set storing -0 as 0. A hash's bit 1
+// (encFieldTTL) says that its fields carry expiry times (encoding_hash.go).
 //
 // Every command decodes the whole value, changes it and encodes it back:
 // O(n) per write, accepted because lock data is tiny. Strings in a decoded
