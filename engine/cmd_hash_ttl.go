@@ -79,6 +79,14 @@ func parseFields(args [][]byte, at int, numErr error) ([][]byte, error) {
 	return args[at+1:], nil
 }
 
+// setFieldExpiry gives field i of h the expiry at. A field's lease is a
+// lock's TTL for the restart fence (fence.go): one granted here is
+// remembered like a key's.
+func setFieldExpiry(tx *Tx, h *hashObj, i int, at int64) {
+	h.ents[i].at = at
+	tx.maxTTL = max(tx.maxTTL, at-tx.Ms)
+}
+
 // Conditions of HEXPIRE.
 const (
 	condNone = iota
@@ -145,7 +153,7 @@ func hexpireGeneric(c *Call, seconds, relative bool) {
 			deleted++
 			c.W.Int(fieldDeleted)
 		default:
-			h.ents[i].at = at
+			setFieldExpiry(c.Tx, h, i, at)
 			updated++
 			c.W.Int(fieldSet)
 		}
@@ -363,7 +371,7 @@ func cmdHgetex(c *Call) {
 			h.del(f)
 			deleted++
 		case setTTL:
-			h.ents[i].at = at
+			setFieldExpiry(c.Tx, h, i, at)
 			updated++
 		case persist && h.ents[i].at != 0:
 			h.ents[i].at = 0
@@ -502,7 +510,7 @@ func cmdHsetex(c *Call) {
 			h.del(f)
 			deleted++
 		default:
-			h.ents[j].at = at
+			setFieldExpiry(c.Tx, h, j, at)
 			updated++
 		}
 	}

@@ -580,3 +580,23 @@ func TestHashTTLLockInfo(t *testing.T) {
 		t.Errorf("LOCK.INFO: %s", got)
 	}
 }
+
+// A field's lease counts for the restart fence like a key's TTL.
+func TestHashTTLFenceRecordsFieldLeases(t *testing.T) {
+	dir := t.TempDir()
+	te := openEngine(t, Config{Dir: dir, MaxLockTTL: time.Minute})
+	for _, st := range []struct {
+		args []string
+		want int64
+	}{
+		{cmd("HSETEX", "sem", "PX", "1500", "FIELDS", "1", "a", "1"), 2000},
+		{cmd("HEXPIRE", "sem", "30", "FIELDS", "1", "a"), 30000},
+		{cmd("HSET", "sem", "b", "1"), 30000},
+		{cmd("HGETEX", "sem", "PX", "45000", "FIELDS", "1", "b"), 45000},
+	} {
+		te.do(st.args...)
+		if got := readStateFile(t, dir).maxTTLms; got != st.want {
+			t.Fatalf("after %q: max-ttl-ms %d, want %d", st.args, got, st.want)
+		}
+	}
+}
