@@ -197,9 +197,10 @@ func waitFor(t *testing.T, cond func() bool) {
 // TestHashTTLSemaphoreOverSocket is a semaphore with one field per holder,
 // each with its own lease (HSETEX PX): holders expire one by one with no
 // client reading, the sweeper announces each ("hexpired") and deletes the
-// key with the last ("del").
+// key with the last ("del"). The server's clock is manual, so each lease
+// ends when the test says, whatever the machine's load.
 func TestHashTTLSemaphoreOverSocket(t *testing.T) {
-	srv := startEmbedded(t, lockredis.Options{})
+	srv := startEmbedded(t, lockredis.Options{ManualClock: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := newGoRedis(t, goredisTarget{addr: srv.Addr()}, 3, nil)
@@ -227,7 +228,7 @@ return redis.call('HSETEX', KEYS[1], 'FNX', 'PX', ARGV[2], 'FIELDS', 1, ARGV[1],
 		}
 		return ok == 1
 	}
-	for i, lease := range []time.Duration{200, 600, 1000} {
+	for i, lease := range []time.Duration{150, 350, 550} {
 		if !acquire("holder"+strconv.Itoa(i), lease*time.Millisecond) {
 			t.Fatalf("holder%d not admitted", i)
 		}
@@ -237,6 +238,7 @@ return redis.call('HSETEX', KEYS[1], 'FNX', 'PX', ARGV[2], 'FIELDS', 1, ARGV[1],
 	}
 	ch := sub.Channel()
 	for i := 0; i < permits; i++ {
+		srv.FastForward(200 * time.Millisecond) // past holder i's lease
 		select {
 		case m := <-ch:
 			if m.Channel != "__keyevent@0__:hexpired" || m.Payload != "sem" {
