@@ -28,7 +28,7 @@ func hashTTLCommands() []*Command {
 // its expiry buckets' 48-bit limit, divided by 4).
 const hfeMaxAbsMs = 0xFFFFFFFFFFFF >> 2
 
-// Per-field replies of HEXPIRE (and HSETEX/HGETEX's internal results).
+// Per-field replies of HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT.
 const (
 	fieldNoField = -2 // no such field
 	fieldNoCond  = 0  // NX | XX | GT | LT not met
