@@ -11,6 +11,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(expireCommands()...)
 	e.Register(multiCommands()...)
 	e.Register(hashCommands()...)
+	e.Register(hashTTLCommands()...)
 	e.Register(listCommands()...)
 	e.Register(setCommands()...)
 	e.Register(zsetCommands()...)

@@ -58,7 +58,7 @@ func hsetGeneric(c *Call, replyOK bool) {
 	var created int64
 	h.expect((len(c.Args) - 2) / 2)
 	for i := 2; i < len(c.Args); i += 2 {
-		if h.set(c.Args[i], string(c.Args[i+1])) {
+		if h.overwrite(c.Args[i], string(c.Args[i+1])) {
 			created++
 		}
 	}

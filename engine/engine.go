@@ -139,6 +139,10 @@ type Engine struct {
 	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
 	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
 
+	// fieldExpiries: hashes with field expiries, by their earliest one
+	// (hashttl_sweep.go); under the exclusive lock.
+	fieldExpiries expiryQueue
+
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
 	pause pauseState
@@ -334,6 +338,9 @@ func (e *Engine) countKeys() (maxToken uint64, err error) {
 				e.volatile[k[0]].Add(1)
 				e.expiries.add(at, k)
 			}
+			if at := storedFieldExpiry(v); at != 0 {
+				e.fieldExpiries.add(at, k)
+			}
 			maxToken = max(maxToken, tokenOf(v))
 			return true
 		})
@@ -483,6 +490,9 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		for _, ent := range tx.expiring {
 			e.expiries.add(ent.at, ent.bkey)
 			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
+		}
+		for _, ent := range tx.fieldExpiring {
+			e.fieldExpiries.add(ent.at, ent.bkey)
 		}
 	}
 	if len(tx.after) > 0 {

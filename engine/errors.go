@@ -77,6 +77,20 @@ var (
 	errDigestFormat = replyError("ERR must be exactly 16 hexadecimal characters")
 )
 
+// cmd_hash_ttl.go (hash field expiry): Redis 7.4/8.0's texts, from its
+// t_hash.c; no redis-server that new is here to compare with.
+var (
+	errFieldsMissing     = replyError("ERR Mandatory argument FIELDS is missing or not at the right position")
+	errNumFieldsMismatch = replyError("ERR The `numfields` parameter must match the number of arguments")
+	errNumFieldsHexpire  = replyError("ERR Parameter `numFields` should be greater than 0")
+	errNumFieldsPositive = replyError("ERR Number of fields must be a positive integer")
+	errNumFieldsHsetex   = replyError("ERR invalid number of fields")
+	errFieldExpireNeg    = replyError("ERR invalid expire time, must be >= 0")
+	errHsetexMissingTime = replyError("ERR missing expire time")
+	errHsetexCondition   = replyError("ERR Only one of FXX or FNX arguments can be specified")
+	errHsetexExpiration  = replyError("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified")
+)
+
 // cmd_expire.go
 var (
 	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")

@@ -91,6 +91,9 @@ func (tx *Tx) swapDBs(a, b int) {
 				vol++
 				tx.expiring = append(tx.expiring, expiryEntry{at, nk})
 			}
+			if at := storedFieldExpiry(it.raw); at != 0 {
+				tx.fieldExpiring = append(tx.fieldExpiring, expiryEntry{at, nk})
+			}
 		}
 		return vol
 	}
