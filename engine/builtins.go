@@ -12,9 +12,12 @@ func (e *Engine) registerBuiltins() {
 	e.Register(hashCommands()...)
 	e.Register(listCommands()...)
 	e.Register(setCommands()...)
+	e.Register(setAlgebraCommands()...)
 	e.Register(zsetCommands()...)
+	e.Register(zsetAlgebraCommands()...)
 	e.Register(objectCommands()...)
 	e.Register(blockingCommands()...)
+	e.Register(mpopCommands()...)
 	e.Register(lockCommands()...)
 	e.Register(aclCommands()...)
 	// Operations (ops.go): SLOWLOG, LATENCY, MONITOR, MEMORY, DEBUG,
