@@ -200,7 +200,9 @@ func TestDiffZsetAlgebra(t *testing.T) {
 			"ZRANGESTORE d z +inf -inf BYSCORE REV LIMIT 0 2", "ZRANGE d 0 -1 WITHSCORES",
 			"ZRANGESTORE d z [b (d BYLEX", "ZRANGE d 0 -1 WITHSCORES", "ZRANGESTORE d z + - BYLEX REV LIMIT 1 1",
 			"ZRANGE d 0 -1 WITHSCORES", "OBJECT ENCODING d",
-			"ZRANGESTORE d z 5 10", "EXISTS d", "ZRANGESTORE d z 1 2", "ZRANGESTORE d nokey 0 -1", "EXISTS d",
+			"ZRANGESTORE d z 0 10 BYSCORE LIMIT 1 -1", "ZRANGE d 0 -1", "ZRANGESTORE d z 0 10 BYSCORE LIMIT -1 2",
+			"EXISTS d", "ZRANGESTORE d z 1 3", "ZRANGESTORE d z -2 -1", "ZRANGE d 0 -1 WITHSCORES",
+			"ZRANGESTORE d z (1 (1 BYSCORE", "ZRANGESTORE d z 5 10", "EXISTS d", "ZRANGESTORE d z 1 2", "ZRANGESTORE d nokey 0 -1", "EXISTS d",
 			"SET d v", "ZRANGESTORE d z 0 0", "TYPE d", "ZRANGESTORE z z 1 2", "ZRANGE z 0 -1 WITHSCORES",
 		)},
 		{name: "zrangestore-errors", steps: steps(
@@ -235,6 +237,15 @@ func TestDiffZsetAlgebra(t *testing.T) {
 
 func TestDiffMultiPop(t *testing.T) {
 	runDiffCases(t, []diffCase{
+		{name: "command-getkeys", steps: steps(
+			"COMMAND GETKEYS SINTER a b", "COMMAND GETKEYS SINTERSTORE d a b", "COMMAND GETKEYS SINTERCARD 2 a b LIMIT 1",
+			"COMMAND GETKEYS SUNIONSTORE d a", "COMMAND GETKEYS SDIFF a b c", "COMMAND GETKEYS ZUNION 2 a b WEIGHTS 1 2",
+			"COMMAND GETKEYS ZINTERSTORE d 2 a b", "COMMAND GETKEYS ZDIFFSTORE d 1 a", "COMMAND GETKEYS ZINTERCARD 1 a",
+			"COMMAND GETKEYS ZRANGESTORE d s 0 1", "COMMAND GETKEYS ZMPOP 2 a b MIN", "COMMAND GETKEYS BZMPOP 0 2 a b MIN",
+			"COMMAND GETKEYS BZPOPMIN a b 0", "COMMAND GETKEYS LMPOP 1 a LEFT", "COMMAND GETKEYS BLMPOP 0 2 a b LEFT",
+			"COMMAND GETKEYS ZUNION 3 a b", "COMMAND GETKEYS ZMPOP 0 a MIN", "COMMAND GETKEYS SINTERCARD 3 a",
+			"COMMAND INFO zunion bzmpop sintercard",
+		)},
 		{name: "lmpop", steps: steps(
 			"RPUSH l a b c d e", "RPUSH m x",
 			"LMPOP 1 l LEFT", "LMPOP 1 l RIGHT", "LMPOP 2 nokey l left COUNT 2", "LMPOP 1 l right count 10",
@@ -371,13 +382,26 @@ func TestDiffBlockingAlgebra(t *testing.T) {
 				"EVAL \"return redis.pcall('BZPOPMIN', KEYS[1], 0)\" 1 z",
 				"EVAL \"return redis.pcall('BZMPOP', 0, 1, KEYS[1], 'MIN')\" 1 z",
 				"EVAL \"return redis.pcall('BLMPOP', 0, 1, KEYS[1], 'LEFT')\" 1 l",
-				"EVAL \"return redis.pcall('BZPOPMAX', KEYS[1], 0)\" 1 nokey"),
+				"EVAL \"return redis.pcall('BZPOPMAX', KEYS[1], 0)\" 1 nokey",
+				"EVAL \"return redis.pcall('BZMPOP', 0, 1, KEYS[1], 'MIN')\" 1 nokey",
+				"EVAL \"return redis.pcall('BLMPOP', 0, 1, KEYS[1], 'LEFT')\" 1 nokey",
+				"EVAL \"return redis.pcall('BLMPOP', -1, 1, KEYS[1], 'LEFT')\" 1 nokey"),
 		)},
 		{"waiter-disconnects", h4Script(
 			send(1, "BZPOPMIN k 0"), await(1),
 			send(2, "BZPOPMAX k 0"), await(2),
 			h4CloseConn(1), await(1),
 			C(0, "ZADD k 1 a 2 b"), recv(2), C(0, "ZRANGE k 0 -1"),
+		)},
+		// A waiter is served from the key that got data, whatever the keys
+		// before it hold, and in the order keys got data in a transaction.
+		{"served-from-ready-key", h4Script(
+			send(1, "BZPOPMIN a z 0"), await(1), C(0, "SET a v", "ZADD z 1 x"), recv(1), C(0, "DEL a"),
+			send(1, "BZMPOP 0 2 a z MAX"), await(1), C(0, "SET a v", "ZADD z 1 x"), recv(1), C(0, "DEL a"),
+			send(1, "BLMPOP 0 2 a l LEFT"), await(1), C(0, "HSET a f v", "RPUSH l x"), recv(1), C(0, "DEL a"),
+			send(1, "BZPOPMAX a b 0"), await(1), C(0, "MULTI", "ZADD b 1 x", "ZADD a 1 y", "EXEC"), recv(1),
+			send(1, "BLMPOP 0 2 c d RIGHT COUNT 2"), await(1), C(0, "MULTI", "RPUSH d x", "RPUSH c y", "EXEC"), recv(1),
+			C(0, "ZRANGE a 0 -1", "LRANGE c 0 -1"),
 		)},
 		{"timeout-then-served-zset-kept", h4Script(
 			send(1, "BZMPOP 0.05 1 k MIN"), recv(1),

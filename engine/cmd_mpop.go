@@ -10,10 +10,10 @@ import (
 // (ZMPOP, BZMPOP, BZPOPMIN, BZPOPMAX). Each pops from the first key of
 // its list that holds data. The blocking forms park the client with
 // Call.Block when every key is empty (blocking.go): a later write to one
-// of the keys runs the command again for the first waiter, so a served
-// waiter gets exactly the reply of an immediate pop. In MULTI/EXEC they
-// answer a null array at once, as Redis does for clients that may not
-// block.
+// of the keys runs the command again for the first waiter, on that key
+// only, so a served waiter gets the reply of an immediate pop from it. In
+// MULTI/EXEC and scripts they answer a null array at once, as Redis does
+// for clients that may not block.
 
 var errCountPositive = errors.New("ERR count should be greater than 0")
 
@@ -111,7 +111,7 @@ func lmpopGeneric(c *Call, numIdx int, block bool) {
 			return
 		}
 	}
-	for _, k := range keys {
+	for _, k := range c.servedKeys(keys) {
 		l, exp, err := loadList(c.Tx, k, false)
 		if err != nil {
 			c.Err(err)
@@ -199,7 +199,7 @@ func zpopBlocking(c *Call, keys [][]byte, timeoutArg []byte, max bool, count int
 		c.Err(err)
 		return
 	}
-	if zpopFirst(c, keys, max, count, nested) {
+	if zpopFirst(c, c.servedKeys(keys), max, count, nested) {
 		return
 	}
 	if !c.CanBlock() {
