@@ -402,6 +402,10 @@ func TestDiffBlockingAlgebra(t *testing.T) {
 			send(1, "BZPOPMAX a b 0"), await(1), C(0, "MULTI", "ZADD b 1 x", "ZADD a 1 y", "EXEC"), recv(1),
 			send(1, "BLMPOP 0 2 c d RIGHT COUNT 2"), await(1), C(0, "MULTI", "RPUSH d x", "RPUSH c y", "EXEC"), recv(1),
 			C(0, "ZRANGE a 0 -1", "LRANGE c 0 -1"),
+			// BLPOP and BRPOP alike.
+			send(1, "BLPOP s l 0"), await(1), C(0, "SET s v", "RPUSH l x"), recv(1), C(0, "DEL s"),
+			send(1, "BRPOP e f 0"), await(1), C(0, "MULTI", "RPUSH f x", "RPUSH e y", "EXEC"), recv(1),
+			C(0, "LRANGE e 0 -1"),
 		)},
 		{"timeout-then-served-zset-kept", h4Script(
 			send(1, "BZMPOP 0.05 1 k MIN"), recv(1),
