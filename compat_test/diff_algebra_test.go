@@ -237,6 +237,15 @@ func TestDiffZsetAlgebra(t *testing.T) {
 
 func TestDiffMultiPop(t *testing.T) {
 	runDiffCases(t, []diffCase{
+		{name: "acl-keys", steps: steps(
+			"ZADD a1 1 x", "ZADD a2 2 x", "ZADD b 3 x", "SADD sa x", "RPUSH la x",
+			"ACL SETUSER u on >pw +@all ~a* ~s* %R~l* %W~w*", "AUTH u pw",
+			"ZUNION 2 a1 a2", "ZUNION 2 a1 b", "ZUNIONSTORE b 1 a1", "ZUNIONSTORE a3 1 a1", "ZINTERCARD 2 a1 b",
+			"ZRANGESTORE a4 b 0 -1", "ZRANGESTORE b a1 0 -1", "SINTER sa b", "SINTERCARD 2 sa sb", "SUNIONSTORE sd sa",
+			"SDIFFSTORE b sa", "ZMPOP 2 b a1 MIN", "ZMPOP 1 a2 MIN", "LMPOP 1 la LEFT", "LMPOP 1 wa LEFT",
+			"BZPOPMIN b 0", "BZMPOP 0 1 b MIN", "BLMPOP 0 1 la LEFT", "BZPOPMAX a1 a9 0",
+			"AUTH default ''", "ACL DELUSER u",
+		)},
 		{name: "command-getkeys", steps: steps(
 			"COMMAND GETKEYS SINTER a b", "COMMAND GETKEYS SINTERSTORE d a b", "COMMAND GETKEYS SINTERCARD 2 a b LIMIT 1",
 			"COMMAND GETKEYS SUNIONSTORE d a", "COMMAND GETKEYS SDIFF a b c", "COMMAND GETKEYS ZUNION 2 a b WEIGHTS 1 2",
