@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"time"
 )
@@ -14,8 +13,6 @@ import (
 // only, so a served waiter gets the reply of an immediate pop from it. In
 // MULTI/EXEC and scripts they answer a null array at once, as Redis does
 // for clients that may not block.
-
-var errCountPositive = errors.New("ERR count should be greater than 0")
 
 func mpopCommands() []*Command {
 	return []*Command{

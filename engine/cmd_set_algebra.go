@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"errors"
-	"sort"
-)
+import "sort"
 
 // Set algebra, as sinterGenericCommand and sunionDiffGenericCommand in
 // Redis 7.0's t_set.c: SINTER, SINTERCARD, SUNION, SDIFF and their STORE
@@ -12,12 +9,6 @@ import (
 // order is the one SMEMBERS would give for it: ascending integers when
 // Redis's result is an intset, lockredis's bytewise order otherwise
 // (Redis's own order is then arbitrary).
-
-var (
-	errNumkeysPositive = errors.New("ERR numkeys should be greater than 0")
-	errNumkeysTooMany  = errors.New("ERR Number of keys can't be greater than number of args")
-	errLimitNegative   = errors.New("ERR LIMIT can't be negative")
-)
 
 func setAlgebraCommands() []*Command {
 	return []*Command{
@@ -80,6 +71,9 @@ func resultSet(members [][]byte) *setObj {
 	return s
 }
 
+// sinterGeneric is SINTER, SINTERSTORE (dst not nil) and SINTERCARD
+// (cardOnly, stopping at limit members when limit > 0). A missing key
+// makes the result empty, but only once every key has been type checked.
 func sinterGeneric(c *Call, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
 	sets, err := loadSets(c.Tx, keys)
 	if err != nil {
@@ -137,6 +131,8 @@ func cmdSintercard(c *Call) {
 	sinterGeneric(c, c.Args[2:2+numkeys], nil, true, limit)
 }
 
+// sunionDiffGeneric is SUNION and SDIFF, and their STORE forms when dst
+// is not nil. Missing keys are empty sets.
 func sunionDiffGeneric(c *Call, keys [][]byte, dst []byte, diff bool) {
 	sets, err := loadSets(c.Tx, keys)
 	if err != nil {

@@ -39,8 +39,6 @@ const (
 	aggrMax
 )
 
-var errWeightNotFloat = fmt.Errorf("ERR weight value is not a float")
-
 // zsrc is one input of the algebra: a sorted set or a set (nil both when
 // the key is missing) and its weight.
 type zsrc struct {
