@@ -399,6 +399,7 @@ type Call struct {
 	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
 
 	canBlock bool
+	served   []byte         // the key whose change runs a blocked command (blocking.go)
 	cw       countingWriter // W while the handler runs (dispatch.go)
 	redacted [][]byte       // Args as MONITOR and SLOWLOG show them (Redact)
 }

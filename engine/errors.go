@@ -127,6 +127,15 @@ var (
 	errTimeoutRange    = errors.New("ERR timeout is out of range")
 )
 
+// cmd_set_algebra.go, cmd_zset_algebra.go, cmd_mpop.go
+var (
+	errNumkeysPositive = errors.New("ERR numkeys should be greater than 0")
+	errNumkeysTooMany  = errors.New("ERR Number of keys can't be greater than number of args")
+	errLimitNegative   = errors.New("ERR LIMIT can't be negative")
+	errWeightNotFloat  = errors.New("ERR weight value is not a float")
+	errCountPositive   = errors.New("ERR count should be greater than 0")
+)
+
 // cmd_multi.go
 var (
 	ErrMultiNested   = errors.New("ERR MULTI calls can not be nested")
