@@ -17,6 +17,8 @@ func (e *Engine) registerBuiltins() {
 	e.Register(setAlgebraCommands()...)
 	e.Register(zsetCommands()...)
 	e.Register(zsetAlgebraCommands()...)
+	e.Register(geoCommands()...)
+	e.Register(hllCommands()...)
 	e.Register(objectCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(mpopCommands()...)

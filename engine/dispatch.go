@@ -311,6 +311,16 @@ func (w *countingWriter) FlushPending() {
 	}
 }
 
+// DoubleText reaches a writer that can send a double with Redis's text
+// (GEOPOS's coordinates); others get the plain double.
+func (w *countingWriter) DoubleText(f float64, text string) {
+	if dw, ok := w.Writer.(DoubleTexter); ok {
+		dw.DoubleText(f, text)
+		return
+	}
+	w.Writer.Double(f)
+}
+
 func (w *countingWriter) SetProto(p int) {
 	if pw, ok := w.Writer.(interface{ SetProto(int) }); ok {
 		pw.SetProto(p)

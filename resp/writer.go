@@ -144,6 +144,18 @@ func (e *Encoder) Double(f float64) {
 	}
 	e.BulkString(engine.FormatFloat(f))
 }
+// DoubleText is Double with the number's text chosen by the command
+// (engine.DoubleTexter): Redis writes coordinates with 17 decimals.
+func (e *Encoder) DoubleText(f float64, text string) {
+	if e.Proto == 3 {
+		e.Buf = append(e.Buf, ',')
+		e.Buf = append(e.Buf, text...)
+		e.Buf = append(e.Buf, '\r', '\n')
+		return
+	}
+	e.BulkString(text)
+}
+
 func (e *Encoder) Bool(b bool) {
 	if e.Proto == 3 {
 		if b {

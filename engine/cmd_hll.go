@@ -1,0 +1,3 @@
+package engine
+
+func hllCommands() []*Command { return nil }
