@@ -221,7 +221,7 @@ const (
 // geoPoint is a search hit.
 type geoPoint struct {
 	long, lat, dist, score float64
-	member             string
+	member                 string
 }
 
 // geoSearch is georadiusGeneric: GEORADIUS, GEORADIUSBYMEMBER, their _RO

@@ -144,6 +144,7 @@ func (e *Encoder) Double(f float64) {
 	}
 	e.BulkString(engine.FormatFloat(f))
 }
+
 // DoubleText is Double with the number's text chosen by the command
 // (engine.DoubleTexter): Redis writes coordinates with 17 decimals.
 func (e *Encoder) DoubleText(f float64, text string) {
