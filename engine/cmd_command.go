@@ -434,7 +434,9 @@ func keywordPosition(bs BeginSearch, args [][]byte) int {
 	// Like Redis, the search stops before end: a keyword there would have
 	// no key after it.
 	for i := start; i != end && i >= 1 && i < len(args); {
-		if EqualFold(args[i], bs.Keyword) {
+		// Specs spell keywords in upper case (GEORADIUS's STORE);
+		// EqualFold wants its second argument in lower case.
+		if EqualFold(args[i], strings.ToLower(bs.Keyword)) {
 			return i + 1
 		}
 		if start <= end {
