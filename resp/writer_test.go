@@ -31,6 +31,8 @@ func TestEncoder(t *testing.T) {
 		{"double integer", func(e *Encoder) { e.Double(3) }, "$1\r\n3\r\n", ",3\r\n"},
 		{"double inf", func(e *Encoder) { e.Double(math.Inf(1)) }, "$3\r\ninf\r\n", ",inf\r\n"},
 		{"double -inf", func(e *Encoder) { e.Double(math.Inf(-1)) }, "$4\r\n-inf\r\n", ",-inf\r\n"},
+		{"double text", func(e *Encoder) { e.DoubleText(13.361389338970184, "13.36138933897018433") },
+			"$20\r\n13.36138933897018433\r\n", ",13.36138933897018433\r\n"},
 		{"true", func(e *Encoder) { e.Bool(true) }, ":1\r\n", "#t\r\n"},
 		{"false", func(e *Encoder) { e.Bool(false) }, ":0\r\n", "#f\r\n"},
 		{"verbatim", func(e *Encoder) { e.Verbatim("txt", "a\nb") }, "$3\r\na\nb\r\n", "=7\r\ntxt:a\nb\r\n"},
