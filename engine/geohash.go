@@ -103,10 +103,12 @@ func geohashDecode(longR, latR geoRange, h geoBits) (geoArea, bool) {
 	ilono := uint32(sep >> 32)
 	div := float64(uint64(1) << h.step)
 	var a geoArea
-	a.lat.min = latR.min + (float64(ilato)*1.0/div)*latScale
-	a.lat.max = latR.min + ((float64(ilato)+1)*1.0/div)*latScale
-	a.long.min = longR.min + (float64(ilono)*1.0/div)*longScale
-	a.long.max = longR.min + ((float64(ilono)+1)*1.0/div)*longScale
+	// float64(...) keeps Go from fusing a multiply and an add into an
+	// FMA (it may on arm64): C rounds each step.
+	a.lat.min = latR.min + float64((float64(ilato)*1.0/div)*latScale)
+	a.lat.max = latR.min + float64(((float64(ilato)+1)*1.0/div)*latScale)
+	a.long.min = longR.min + float64((float64(ilono)*1.0/div)*longScale)
+	a.long.max = longR.min + float64(((float64(ilono)+1)*1.0/div)*longScale)
 	return a, true
 }
 
@@ -256,7 +258,7 @@ func (s *geoShape) searchAreas() [9]geoBits {
 	minLon, minLat, maxLon, maxLat := bounds[0], bounds[1], bounds[2], bounds[3]
 	radius := s.radius
 	if s.box {
-		radius = math.Sqrt((s.width/2)*(s.width/2) + (s.height/2)*(s.height/2))
+		radius = math.Sqrt(float64((s.width/2)*(s.width/2)) + float64((s.height/2)*(s.height/2)))
 	}
 	radius *= s.conversion
 	steps := geoEstimateSteps(radius, s.lat)
@@ -315,22 +317,20 @@ func (s *geoShape) contains(long, lat float64) (float64, bool) {
 }
 
 func geoLatDistance(lat1, lat2 float64) float64 {
-	return earthRadiusMeters * math.Abs(lat2*degToRad-lat1*degToRad)
+	return earthRadiusMeters * math.Abs(float64(lat2*degToRad)-float64(lat1*degToRad))
 }
 
 // geoDistance is geohashGetDistance, the haversine distance in meters.
 func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r := lon1 * degToRad
-	lon2r := lon2 * degToRad
+	lon1r := float64(lon1 * degToRad)
+	lon2r := float64(lon2 * degToRad)
 	v := geoSin((lon2r - lon1r) / 2)
 	if v == 0.0 {
 		return geoLatDistance(lat1, lat2)
 	}
-	lat1r := lat1 * degToRad
-	lat2r := lat2 * degToRad
+	lat1r := float64(lat1 * degToRad)
+	lat2r := float64(lat2 * degToRad)
 	u := geoSin((lat2r - lat1r) / 2)
-	// The conversions keep the compiler from fusing into FMAs, which C
-	// does not do either.
 	a := float64(u*u) + float64(float64(float64(geoCos(lat1r)*geoCos(lat2r))*v)*v)
 	return 2.0 * earthRadiusMeters * geoAsin(math.Sqrt(a))
 }

@@ -50,7 +50,7 @@ func (x dd) mul(y dd) dd {
 
 func (x dd) mulF(f float64) dd {
 	p := twoProd(x.hi, f)
-	p.lo += x.lo * f
+	p.lo += float64(x.lo * f)
 	return quickTwoSum(p.hi, p.lo)
 }
 

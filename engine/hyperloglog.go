@@ -406,7 +406,9 @@ func hllTau(x float64) float64 {
 // hllCount is Otmar Ertl's estimator, with Redis's order of operations.
 func hllCount(h *[64]int) uint64 {
 	m := float64(hllRegisters)
-	z := m * hllTau((m-float64(h[hllQ+1]))/m)
+	// float64(...) keeps Go from fusing into FMAs (it may on arm64):
+	// Redis rounds every step.
+	z := float64(m * hllTau((m-float64(h[hllQ+1]))/m))
 	for j := hllQ; j >= 1; j-- {
 		z += float64(h[j])
 		z *= 0.5
