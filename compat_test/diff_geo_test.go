@@ -199,3 +199,20 @@ func TestDiffGeoRandom(t *testing.T) {
 	}
 	runDiffCases(t, cases)
 }
+
+// TestDiffGeoHLLCluster: in cluster mode the keys GEORADIUS finds after
+// STORE and STOREDIST, and those of GEOSEARCHSTORE and PFMERGE, must hash
+// to one slot.
+func TestDiffGeoHLLCluster(t *testing.T) {
+	p := newClusterDiffPair(t)
+	runDiffCasesOn(t, p, []diffCase{
+		{name: "cross-slot", steps: steps(
+			"GEOADD {a}src 13.361389 38.115556 Palermo",
+			"GEORADIUS {a}src 13 38 100 km STORE b", "GEORADIUS {a}src 13 38 100 km STOREDIST b",
+			"GEORADIUS {a}src 13 38 100 km store {a}dst", "ZRANGE {a}dst 0 -1 WITHSCORES",
+			"GEORADIUSBYMEMBER {a}src Palermo 100 km STORE b", "GEORADIUS_RO {a}src 13 38 100 km",
+			"GEOSEARCHSTORE b {a}src FROMLONLAT 13 38 BYRADIUS 100 km", "GEOSEARCHSTORE {a}d2 {a}src FROMLONLAT 13 38 BYRADIUS 100 km",
+			"PFADD {h}1 a", "PFMERGE {h}2 {h}1", "PFMERGE x {h}1", "PFCOUNT {h}1 {h}2", "PFCOUNT {h}1 x",
+		)},
+	})
+}
