@@ -54,16 +54,6 @@ func (x dd) mulF(f float64) dd {
 	return quickTwoSum(p.hi, p.lo)
 }
 
-func (x dd) divF(f float64) dd {
-	q1 := x.hi / f
-	p := twoProd(q1, f)
-	r := twoSum(x.hi, -p.hi)
-	r.lo -= p.lo
-	r.lo += x.lo
-	q2 := float64(r.hi+r.lo) / f
-	return quickTwoSum(q1, q2)
-}
-
 // pio2 is pi/2 as three doubles, 159 bits in all.
 var pio2 = func() [3]float64 {
 	const digits = "1.5707963267948966192313216916397514420985846996875529104874722961539082031431044993140174126710585339"
@@ -92,29 +82,47 @@ func reduce(x float64) (r dd, quadrant int, ok bool) {
 	return r, int(int64(k) & 3), true
 }
 
-// sinSeries and cosSeries are Taylor series for |r| <= ~pi/4.
+// invFact[k] is (-1)^k/(2k+1)! and invFactCos[k] (-1)^k/(2k)!, in
+// double-double, for the Taylor series (Horner's scheme).
+var invFact, invFactCos = func() (s, c [16]dd) {
+	f := new(big.Float).SetPrec(300).SetInt64(1)
+	for n := int64(1); n <= 33; n++ {
+		f.Mul(f, new(big.Float).SetInt64(n))
+		inv := new(big.Float).SetPrec(300).Quo(big.NewFloat(1).SetPrec(300), f)
+		if n%2 == 0 && n/2 < 16 {
+			c[n/2] = ddFromBig(inv, (n/2)%2 == 1)
+		} else if n%2 == 1 && n/2 < 16 {
+			s[n/2] = ddFromBig(inv, (n/2)%2 == 1)
+		}
+	}
+	c[0] = dd{1, 0}
+	return s, c
+}()
+
+func ddFromBig(f *big.Float, neg bool) dd {
+	hi, _ := f.Float64()
+	lo, _ := new(big.Float).Sub(f, new(big.Float).SetFloat64(hi)).Float64()
+	if neg {
+		return dd{-hi, -lo}
+	}
+	return dd{hi, lo}
+}
+
+// sinSeries and cosSeries are Taylor series for |r| <= ~pi/4, to 2^-106.
 func sinSeries(r dd) dd {
 	r2 := r.mul(r)
-	sum, t := r, r
-	for n := 1; n < 30; n++ {
-		t = t.mul(r2).divF(float64((2 * n) * (2*n + 1))).neg()
-		if math.Abs(t.hi) < 1e-36 {
-			break
-		}
-		sum = sum.add(t)
+	sum := invFact[15]
+	for k := 14; k >= 0; k-- {
+		sum = sum.mul(r2).add(invFact[k])
 	}
-	return sum
+	return sum.mul(r)
 }
 
 func cosSeries(r dd) dd {
 	r2 := r.mul(r)
-	sum, t := dd{1, 0}, dd{1, 0}
-	for n := 1; n < 30; n++ {
-		t = t.mul(r2).divF(float64((2*n - 1) * (2 * n))).neg()
-		if math.Abs(t.hi) < 1e-36 {
-			break
-		}
-		sum = sum.add(t)
+	sum := invFactCos[15]
+	for k := 14; k >= 0; k-- {
+		sum = sum.mul(r2).add(invFactCos[k])
 	}
 	return sum
 }
@@ -181,8 +189,14 @@ func geoAsin(y float64) float64 {
 	if y == 0 || math.Abs(y) >= 1 || math.IsNaN(y) {
 		return math.Asin(y)
 	}
+	// One step squares Go's error (an ulp or two) well past 2^-106,
+	// but for the steep end near 1, which takes a second.
+	steps := 1
+	if y > 0.99 {
+		steps = 2
+	}
 	z := dd{math.Asin(y), 0}
-	for i := 0; i < 2; i++ {
+	for i := 0; i < steps; i++ {
 		s, _ := sinDD(z.hi)
 		c, _ := cosDD(z.hi)
 		// sin(z.hi + z.lo) ~ s + c*z.lo
