@@ -455,6 +455,14 @@ scan:
 	default:
 		c.W.Null()
 	}
+	if res.added+res.updated > 0 {
+		// Redis replies before it raises the event.
+		if o.incr {
+			c.Tx.Notify(NotifyZset, "zincr", key)
+		} else {
+			c.Tx.Notify(NotifyZset, "zadd", key)
+		}
+	}
 }
 
 // zaddResult counts what zsetObj.add did.
@@ -887,6 +895,10 @@ func cmdZrem(c *Call) {
 	if deleted > 0 {
 		z.replace(gone, nil)
 		storeZset(c.Tx, key, z, exp)
+		c.Tx.Notify(NotifyZset, "zrem", key)
+		if len(z.ents) == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(int64(deleted))
 }
@@ -899,6 +911,11 @@ func zremRange(c *Call, key []byte, z *zsetObj, exp int64, from, to int, ok bool
 	}
 	z.removeRange(from, to+1)
 	storeZset(c.Tx, key, z, exp)
+	// The event is the command's name: zremrangebyrank, ...byscore, ...bylex.
+	c.Tx.Notify(NotifyZset, c.Cmd.Name, key)
+	if len(z.ents) == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", key)
+	}
 	c.W.Int(int64(to - from + 1))
 }
 
@@ -1003,12 +1020,21 @@ func zpopGeneric(c *Call, max bool) {
 	} else {
 		c.W.Array(2 * len(popped))
 	}
+	// Redis raises the event after the reply's header, before the members.
+	if max {
+		c.Tx.Notify(NotifyZset, "zpopmax", key)
+	} else {
+		c.Tx.Notify(NotifyZset, "zpopmin", key)
+	}
 	for _, p := range popped {
 		if nested {
 			c.W.Array(2)
 		}
 		c.W.BulkString(p.Member)
 		c.W.Double(p.Score)
+	}
+	if len(z.ents) == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", key)
 	}
 }
 

@@ -228,3 +228,25 @@ func (h *Hub) SubscriptionsOf(sess *engine.Session, fn func(name string, pattern
 		}
 	}
 }
+
+// Subscriber, DeliverTo and DeliverExcept make the hub an
+// engine.SelfPublisher: keyspace events reach the connection whose command
+// raised them at once, the others after the command commits.
+func (h *Hub) Subscriber(s *engine.Session) bool { return h.subscriberOf(s) != nil }
+
+// DeliverTo delivers message to sess's connection only.
+func (h *Hub) DeliverTo(sess *engine.Session, channel, message []byte) {
+	self := h.subscriberOf(sess)
+	if self == nil {
+		return
+	}
+	h.deliver(channel, message, func(s *Subscriber) bool { return s == self })
+}
+
+// DeliverExcept delivers message to every receiver but sess's connection.
+func (h *Hub) DeliverExcept(sess *engine.Session, channel, message []byte) {
+	self := h.subscriberOf(sess)
+	h.deliver(channel, message, func(s *Subscriber) bool { return s != self })
+}
+
+var _ engine.SelfPublisher = (*Hub)(nil)

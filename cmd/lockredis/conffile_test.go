@@ -84,9 +84,9 @@ func TestDirectivesAreFlags(t *testing.T) {
 		{"appenddirname", "appendonlydir", false},
 		{"oom-score-adj-values", "0 200 800", false},
 		{"proc-title-template", `"{title} {listen-addr} {server-mode}"`, false},
+		{"notify-keyspace-events", "Ex", false},
+		{"notify-keyspace-events", "KEA", false},
 		// refused unless harmless
-		{"notify-keyspace-events", `""`, false},
-		{"notify-keyspace-events", "Ex", true},
 		{"cluster-enabled", "no", false},
 		{"cluster-enabled", "yes", true},
 		{"replicaof", "127.0.0.1 6380", true},
@@ -127,7 +127,7 @@ func TestEveryFlagIsADirective(t *testing.T) {
 		"tls-ciphersuites": `""`, "tls-prefer-server-ciphers": `""`, "tls-key-file-pass": `""`,
 		"tls-dh-params-file": `""`, "tls-session-cache-size": `""`, "tls-session-cache-timeout": `""`,
 		"tls-client-cert-file": `""`, "tls-client-key-file": `""`, "tls-client-key-file-pass": `""`,
-		"replicaof": `""`, "slaveof": `""`, "unixsocket": `""`, "notify-keyspace-events": `""`,
+		"replicaof": `""`, "slaveof": `""`, "unixsocket": `""`,
 		"daemonize": "no", "supervised": "no", "cluster-enabled": "no", "unixsocketperm": "0",
 		"rename-command": `""`, "include": `""`, "loadmodule": `""`, "masterauth": `""`, "masteruser": `""`,
 	}
