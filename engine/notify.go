@@ -143,17 +143,18 @@ func (tx *Tx) NotifyDB(db int, class NotifyClass, event string, key []byte) {
 	p := e.publisher
 	deliver := p.Deliver
 	if sp, ok := p.(SelfPublisher); ok && tx.clientCall != nil && sp.Subscriber(tx.clientCall.S) {
-		origin := tx.clientCall
-		if fl, ok := origin.W.(Flusher); ok {
+		// The Call is reused once the command ends: keep its session.
+		self := tx.clientCall.S
+		if fl, ok := tx.clientCall.W.(Flusher); ok {
 			fl.FlushPending()
 		}
 		if space != nil {
-			sp.DeliverTo(origin.S, space, []byte(event))
+			sp.DeliverTo(self, space, []byte(event))
 		}
 		if ev != nil {
-			sp.DeliverTo(origin.S, ev, k)
+			sp.DeliverTo(self, ev, k)
 		}
-		deliver = func(channel, message []byte) { sp.DeliverExcept(origin.S, channel, message) }
+		deliver = func(channel, message []byte) { sp.DeliverExcept(self, channel, message) }
 	}
 	tx.After(func() {
 		if space != nil {
