@@ -136,6 +136,7 @@ type Server struct {
 	opts Options
 	eng  *engine.Engine
 	srv  *resp.Server
+	hub  *pubsub.Hub // PUBLISH and keyspace events (Subscribe)
 	lns  []net.Listener // Addr() is the first
 	tlns []net.Listener // TLS listeners (Options.TLSConfig)
 
@@ -301,6 +302,7 @@ func (s *Server) Start() error {
 		return pubsub.Limits{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
 	})
 	pubsub.Register(eng, hub)
+	s.hub = hub
 	luasvc.Register(eng, luasvc.Options{Logf: s.opts.Logf})
 	// Every command is registered: the ACL file's rules can name them.
 	if err := eng.LoadACLFile(); err != nil {

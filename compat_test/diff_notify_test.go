@@ -298,3 +298,77 @@ func notifyRun(t *testing.T, p *diffPair, ctl *rawConn, addr string, tc notifyCa
 	}
 	return msgs
 }
+
+// TestDiffNotifyActiveExpiry: keys deleted by the background expiry raise
+// "expired" too (pubsub.tcl's "expired events (background expire)").
+func TestDiffNotifyActiveExpiry(t *testing.T) {
+	p := newDiffPair(t, "")
+	runNotifyCases(t, p, []notifyCase{
+		{name: "tcl expired background", events: []string{"Ex"}, cmds: []any{"PSETEX foo 100 1", 600 * time.Millisecond}},
+		{name: "several keys", events: []string{"KEA", "Egx"}, unordered: true, cmds: []any{
+			"SET a 1 PX 20", "HSET h f v", "PEXPIRE h 30", "SET c 1 PX 100000", 600 * time.Millisecond}},
+	})
+}
+
+// TestDiffNotifyBlocked: a client blocked in BLPOP (BLMOVE...) served by
+// another client's push raises the pop's events after the push's, as
+// Redis's handleClientsBlockedOnKeys does.
+func TestDiffNotifyBlocked(t *testing.T) {
+	p := newDiffPair(t, "")
+	for _, tc := range []struct {
+		name          string
+		block, pushes []string
+	}{
+		{"blpop", []string{"BLPOP", "l", "0"}, []string{"RPUSH l a b"}},
+		{"brpop emptied", []string{"BRPOP", "x", "l", "0"}, []string{"LPUSH l a"}},
+		{"blmove", []string{"BLMOVE", "l", "d", "LEFT", "RIGHT", "0"}, []string{"RPUSH l a"}},
+		{"brpoplpush", []string{"BRPOPLPUSH", "l", "d", "0"}, []string{"RPUSH d x", "RPUSH l a b"}},
+		{"in multi", []string{"BLPOP", "l", "0"}, []string{"MULTI", "RPUSH l a", "SET k v", "EXEC"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(ctl *rawConn, addr string) []string {
+				ctl.do(t, "FLUSHALL")
+				ctl.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
+				sub, blocker, pusher := dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr)
+				sub.do(t, "PSUBSCRIBE", notifyPattern)
+				blocker.c.Write(encodeCommand(tc.block))
+				// Wait until the server has the client blocked.
+				for i := 0; ; i++ {
+					if r := ctl.do(t, "INFO", "clients"); strings.Contains(r, "blocked_clients:1") {
+						break
+					}
+					if i == 500 {
+						t.Fatalf("%s: the client never blocked", addr)
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				var out []string
+				for _, c := range tc.pushes {
+					out = append(out, pusher.do(t, splitCommand(c)...))
+				}
+				blocker.c.SetDeadline(time.Now().Add(replyTimeout))
+				r, err := readReply(blocker.r)
+				if err != nil {
+					t.Fatalf("%s: blocked reply: %v", addr, err)
+				}
+				out = append(out, string(r))
+				pusher.do(t, "PUBLISH", notifySentinel, "x")
+				for {
+					sub.c.SetDeadline(time.Now().Add(replyTimeout))
+					m, err := readReply(sub.r)
+					if err != nil {
+						t.Fatalf("%s: reading messages: %v", addr, err)
+					}
+					if strings.Contains(string(m), notifySentinel) {
+						return out
+					}
+					out = append(out, string(m))
+				}
+			}
+			want, got := run(p.redisCtl, p.redisAddr), run(p.lockCtl, p.lockAddr)
+			if strings.Join(want, "") != strings.Join(got, "") {
+				t.Errorf("events differ\nredis-server:\n%s\nlockredis:\n%s", showFrames(want), showFrames(got))
+			}
+		})
+	}
+}
