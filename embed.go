@@ -136,7 +136,7 @@ type Server struct {
 	opts Options
 	eng  *engine.Engine
 	srv  *resp.Server
-	hub  *pubsub.Hub // PUBLISH and keyspace events (Subscribe)
+	hub  *pubsub.Hub    // PUBLISH and keyspace events (Subscribe)
 	lns  []net.Listener // Addr() is the first
 	tlns []net.Listener // TLS listeners (Options.TLSConfig)
 
