@@ -243,27 +243,31 @@ func notifyRun(t *testing.T, p *diffPair, ctl *rawConn, addr string, tc notifyCa
 	var out []string
 	if mode == "self" {
 		cmd.do(t, "PSUBSCRIBE", notifyPattern)
+		// The commands are pipelined; the stream is read up to the reply
+		// to a PING, replies and pushes as they came. Pushes may sit
+		// inside another reply (EXEC), so it is read as bytes.
+		var buf []byte
+		chunk := make([]byte, 4096)
+		ping := func() {
+			cmd.c.Write(encodeCommand([]string{"PING"}))
+			cmd.c.SetDeadline(time.Now().Add(replyTimeout))
+			for !bytes.HasSuffix(buf, []byte("+PONG\r\n")) {
+				n, err := cmd.c.Read(chunk)
+				buf = append(buf, chunk[:n]...)
+				if err != nil {
+					t.Fatalf("%s: reading the stream: %v (read %q)", addr, err, buf)
+				}
+			}
+		}
 		for _, c := range tc.cmds {
 			if d, ok := c.(time.Duration); ok {
+				ping() // the server has run what came before the sleep
 				time.Sleep(d)
 				continue
 			}
 			cmd.c.Write(encodeCommand(splitCommand(c.(string))))
 		}
-		// Everything up to the reply to PING: replies and pushes as they
-		// came. Pushes may sit inside another reply (EXEC), so the stream
-		// is read as bytes.
-		cmd.c.Write(encodeCommand([]string{"PING"}))
-		cmd.c.SetDeadline(time.Now().Add(replyTimeout))
-		var buf []byte
-		chunk := make([]byte, 4096)
-		for !bytes.HasSuffix(buf, []byte("+PONG\r\n")) {
-			n, err := cmd.c.Read(chunk)
-			buf = append(buf, chunk[:n]...)
-			if err != nil {
-				t.Fatalf("%s: reading the stream: %v (read %q)", addr, err, buf)
-			}
-		}
+		ping()
 		return strings.SplitAfter(string(buf), "\r\n")
 	}
 	sub := dialRaw(t, addr)
