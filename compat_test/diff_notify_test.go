@@ -330,10 +330,17 @@ func TestDiffNotifyBlocked(t *testing.T) {
 		{"in multi", []string{"BLPOP", "l", "0"}, []string{"MULTI", "RPUSH l a", "SET k v", "EXEC"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := func(ctl *rawConn, addr string) []string {
+			// self: the pusher is a RESP3 client subscribed to the events,
+			// which come after its reply (the served client's after its
+			// command), and its whole stream is compared.
+			run := func(ctl *rawConn, addr string, self bool) []string {
 				ctl.do(t, "FLUSHALL")
 				ctl.do(t, "CONFIG", "SET", "notify-keyspace-events", "KEAn")
 				sub, blocker, pusher := dialRaw(t, addr), dialRaw(t, addr), dialRaw(t, addr)
+				if self {
+					helloResp3(t, pusher, "")
+					sub = pusher
+				}
 				sub.do(t, "PSUBSCRIBE", notifyPattern)
 				blocker.c.Write(encodeCommand(tc.block))
 				// Wait until the server has the client blocked.
@@ -348,6 +355,10 @@ func TestDiffNotifyBlocked(t *testing.T) {
 				}
 				var out []string
 				for _, c := range tc.pushes {
+					if self {
+						pusher.c.Write(encodeCommand(splitCommand(c)))
+						continue
+					}
 					out = append(out, pusher.do(t, splitCommand(c)...))
 				}
 				blocker.c.SetDeadline(time.Now().Add(replyTimeout))
@@ -356,7 +367,11 @@ func TestDiffNotifyBlocked(t *testing.T) {
 					t.Fatalf("%s: blocked reply: %v", addr, err)
 				}
 				out = append(out, string(r))
-				pusher.do(t, "PUBLISH", notifySentinel, "x")
+				if self {
+					pusher.c.Write(encodeCommand([]string{"PUBLISH", notifySentinel, "x"}))
+				} else {
+					pusher.do(t, "PUBLISH", notifySentinel, "x")
+				}
 				for {
 					sub.c.SetDeadline(time.Now().Add(replyTimeout))
 					m, err := readReply(sub.r)
@@ -369,9 +384,11 @@ func TestDiffNotifyBlocked(t *testing.T) {
 					out = append(out, string(m))
 				}
 			}
-			want, got := run(p.redisCtl, p.redisAddr), run(p.lockCtl, p.lockAddr)
-			if strings.Join(want, "") != strings.Join(got, "") {
-				t.Errorf("events differ\nredis-server:\n%s\nlockredis:\n%s", showFrames(want), showFrames(got))
+			for _, self := range []bool{false, true} {
+				want, got := run(p.redisCtl, p.redisAddr, self), run(p.lockCtl, p.lockAddr, self)
+				if strings.Join(want, "") != strings.Join(got, "") {
+					t.Errorf("self %v: events differ\nredis-server:\n%s\nlockredis:\n%s", self, showFrames(want), showFrames(got))
+				}
 			}
 		})
 	}
