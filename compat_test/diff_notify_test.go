@@ -158,8 +158,12 @@ var notifyCases = []notifyCase{
 		"SET e 1 PX 1", "SET f 1 PX 1", "SET g 1 PX 1", "SET h 1 PX 1",
 		20 * time.Millisecond,
 		"GET a", "MGET b b", "LPUSH l y", "SET c 2", "DEL d", "EXISTS e", "MSET f 2", "TTL g", "INCR h"}},
-	{name: "lazy expired scan", events: []string{"KEA", "Ex"}, cmds: []any{
-		"SET a 1 PX 1", "SET b 1", 20 * time.Millisecond, "SCAN 0 COUNT 100"}},
+	{name: "lazy expired scan", events: []string{"KEA", "Ex", "Exm"}, cmds: []any{
+		// One expired key a SCAN: Redis meets them in its hash table's order.
+		"SET a 1 PX 1", "SET b 1", 20 * time.Millisecond, "SCAN 0 COUNT 100",
+		"SET a 1 PX 1", 20 * time.Millisecond, "SCAN 0 TYPE string COUNT 100", "SCAN 0 TYPE list COUNT 100"}},
+	{name: "lazy expired randomkey", events: []string{"KEA", "Exm"}, cmds: []any{
+		"SET a 1 PX 1", 20 * time.Millisecond, "RANDOMKEY", "RANDOMKEY"}},
 
 	// Transactions and scripts: events come in the order of the commands,
 	// and to a RESP3 subscriber running them, in the middle of the reply.
