@@ -177,6 +177,10 @@ var notifyCases = []notifyCase{
 		"EVAL \"redis.call('incr','n') return redis.call('get','missing')\" 0",
 		"EVAL \"redis.call('set','b','1') redis.call('lpush','b','x') return 1\" 0",
 		"EVAL \"return redis.call('get','b')\" 0"}},
+	{name: "eval error", cmds: []any{
+		"SET s v", "EVAL \"redis.call('set','a','1') redis.call('lpush','s','x') redis.call('set','b','1')\" 0",
+		"EVAL \"redis.call('del','a') return redis.pcall('incr','s')\" 0", "EVAL_RO \"return redis.call('get','a')\" 0"}},
+	{name: "watch aborted", cmds: []any{"SET w 1", "WATCH w", "SET w 2", "MULTI", "SET a 1", "EXEC", "SET b 1"}},
 	{name: "multi eval", cmds: []any{
 		"MULTI", "SET a 1", "EVAL \"redis.call('set','b','1') return redis.call('incr','a')\" 0", "GET missing", "EXEC"}},
 }
