@@ -6,6 +6,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(connectionCommands()...)
 	e.Register(serverCommands()...)
 	e.Register(stringCommands()...)
+	e.Register(bitmapCommands()...)
 	e.Register(keyCommands()...)
 	e.Register(expireCommands()...)
 	e.Register(multiCommands()...)

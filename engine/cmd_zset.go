@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -1072,7 +1071,7 @@ func cmdZrandmember(c *Call) {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(z.ents[rand.IntN(len(z.ents))].member)
+		c.W.BulkString(z.ents[c.E.randIntN(len(z.ents))].member)
 		return
 	}
 	if z == nil || count == 0 {

@@ -27,6 +27,9 @@ import (
 // running transaction for a script's redis.call. EXEC runs its queue with
 // call directly, as Redis's execCommand does: the commands were checked
 // when they were queued (and their ACL permissions are checked again).
+//
+// Before the lookup, the Go API's SetError answers every command of a
+// client or a script with its error (forced.go).
 func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 	if len(args) == 0 {
 		return
@@ -50,6 +53,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	// connections: the Go API has no socket an attacker can reach.
 	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
 		e.crossProtocolAttack(s) // protect.go
+		return nil
+	}
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
 		return nil
 	}
 	cmd := e.Table.Lookup(args)
@@ -125,6 +131,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 // refusals have their own texts and never concern MULTI, subscriptions or
 // pauses (the script already runs).
 func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
+		return
+	}
 	cmd := e.Table.Lookup(args)
 	switch {
 	case cmd == nil:
@@ -208,7 +217,9 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	}
 	c.cw = countingWriter{Writer: w, e: e}
 	c.W = &c.cw
-	e.Stats.Commands.Add(1)
+	if !c.S.Direct { // the Go API's back door is no client's command
+		e.Stats.Commands.Add(1)
+	}
 	var outer *Call
 	if c.Tx != nil && c.S.Kind != KindScript {
 		// The client's command a script's redis.call runs for.

@@ -8,7 +8,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -75,6 +74,10 @@ type Config struct {
 	// changed (name, normalized value), after the engine applied it: the
 	// assembler applies those it owns (loglevel).
 	OnConfigSet func(name, value string)
+
+	// Restore, for an in-memory keyspace, is the content it starts with:
+	// an earlier engine's Snapshot (snapshot.go).
+	Restore *Snapshot
 }
 
 // Publisher delivers PUBLISH messages. The engine counts receivers while
@@ -160,6 +163,12 @@ type Engine struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closed  atomic.Bool
+
+	// The Go API's test controls: the source of random picks (Seed,
+	// random.go) and the error that answers every command (SetError,
+	// forced.go).
+	rand      randSource
+	forcedErr atomic.Pointer[string]
 }
 
 // New opens the keyspace and starts the expiry sweeper.
@@ -255,6 +264,13 @@ func New(cfg Config) (*Engine, error) {
 		tx.runFn = tx.run
 		return tx
 	}
+	var lastToken uint64
+	if path == ":memory:" {
+		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
+			db.Close()
+			return nil, err
+		}
+	}
 	maxToken, err := e.countKeys()
 	if err != nil {
 		db.Close()
@@ -263,7 +279,7 @@ func New(cfg Config) (*Engine, error) {
 	if fnc.path != "" {
 		e.tokens.reserve = fnc.reserveTokens
 	}
-	e.tokens.start(fnc.tokensReserved, maxToken)
+	e.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
 	e.blocks.e = e
 	e.tracker.init(e)
 	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
@@ -579,5 +595,3 @@ func (e *Engine) NeedsAuth(s *Session) bool {
 	r := e.acl.def.load()
 	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }
-
-func randByte() byte { return byte(rand.IntN(256)) }

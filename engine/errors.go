@@ -8,6 +8,20 @@ import (
 // Error replies with Redis's exact wording, shared by the command handlers
 // and the dispatcher. Handlers reply with c.Err(err).
 
+// cmd_bitmap.go, cmd_lcs.go
+var (
+	errBitOffset        = replyError("ERR bit offset is not an integer or out of range")
+	errBitValue         = replyError("ERR bit is not an integer or out of range")
+	errBitposBit        = replyError("ERR The bit argument must be 1 or 0.")
+	errBitopNot         = replyError("ERR BITOP NOT must be called with a single source key.")
+	errBitfieldType     = replyError("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")
+	errBitfieldOverflow = replyError("ERR Invalid OVERFLOW type specified")
+	errBitfieldRO       = replyError("ERR BITFIELD_RO only supports the GET subcommand")
+	errLCSKeys          = replyError("ERR The specified keys must contain string values")
+	errLCSLenAndIdx     = replyError("ERR If you want both the length and indexes, please just use IDX.")
+	errLCSMemory        = replyError("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+)
+
 // cmd_client.go
 var (
 	errNoSuchClient    = errors.New("ERR No such client")

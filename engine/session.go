@@ -70,6 +70,11 @@ type Session struct {
 	// about to subscribe to the pub/sub hub there.
 	BeforeRun func(*Command)
 
+	// Direct marks the Go API's direct helpers (Server.Get, DB(n).Set...),
+	// a test's back door to its data: the forced error (forced.go) does
+	// not refuse them, and total_commands_processed does not count them.
+	Direct bool
+
 	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
 	mu         sync.Mutex
 	name       string

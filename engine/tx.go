@@ -505,7 +505,7 @@ func (tx *Tx) RandomKey(db int) (string, bool) {
 	// Walk from a random key found by a random prefix; fall back to the
 	// first live key. Uniformity is not required by Redis either.
 	for try := 0; try < 5 && !ok; try++ {
-		pivot := []byte{byte(randByte()), byte(randByte())}
+		pivot := []byte{byte(tx.e.randIntN(256)), byte(tx.e.randIntN(256))}
 		tx.scanStored(db, pivot, firstLive)
 	}
 	if !ok {

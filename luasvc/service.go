@@ -57,6 +57,15 @@ type Options struct {
 	// Logf receives redis.log lines ("debug", "verbose", "notice",
 	// "warning") and the service's own warnings.
 	Logf func(level, format string, args ...any)
+	// LuaOnly runs every script in Lua, the lock scripts native.go
+	// knows included (for tests that compare the two).
+	LuaOnly bool
+}
+
+// sha1hex is the SHA1 of a script's source as SCRIPT LOAD returns it.
+func sha1hex(src string) string {
+	sum := sha1.Sum([]byte(src))
+	return hex.EncodeToString(sum[:])
 }
 
 // limits are the busy threshold and the hard limit of a run starting now.
@@ -108,6 +117,9 @@ type script struct {
 	shebang  bool // "#!lua" header: flags below are declared
 	noWrites bool // flags=no-writes
 	allowOOM bool // flags=allow-oom
+	// native is the Go body of a lock script clients send verbatim
+	// (native.go), nil for any other.
+	native *nativeScript
 }
 
 // Register creates the service and adds the scripting commands to e's
@@ -238,7 +250,12 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 		s.e.ScriptStarted()
 		defer s.e.ScriptEnded()
 	}
-	v.exec(c, sc, c.Args[3:3+numkeys], c.Args[3+numkeys:], readOnly || sc.noWrites)
+	keys, args := c.Args[3:3+numkeys], c.Args[3+numkeys:]
+	if ns := sc.native; ns != nil && len(keys) >= ns.keys && len(args) >= ns.args {
+		v.execNative(c, sc, ns, keys, args, readOnly)
+	} else {
+		v.exec(c, sc, keys, args, readOnly || sc.noWrites)
+	}
 	s.release(v)
 }
 
@@ -336,8 +353,7 @@ func (s *Service) load(body []byte) (*script, error) {
 	if sc != nil {
 		return sc, nil
 	}
-	sum := sha1.Sum(body)
-	sha := hex.EncodeToString(sum[:])
+	sha := sha1hex(string(body))
 	s.mu.RLock()
 	sc = s.scripts[sha]
 	s.mu.RUnlock()
@@ -347,6 +363,9 @@ func (s *Service) load(body []byte) (*script, error) {
 	sc, err := compileScript(sha, string(body))
 	if err != nil {
 		return nil, err
+	}
+	if !s.opts.LuaOnly {
+		sc.native = nativeBySHA[sha]
 	}
 	s.mu.Lock()
 	if old := s.scripts[sha]; old != nil {

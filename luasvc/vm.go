@@ -49,6 +49,7 @@ type vm struct {
 
 	sess *engine.Session // the script's own client: SELECT changes only it
 	w    luaWriter
+	nrun nativeRun         // the run of a native body (native.go)
 	cmdv [][]byte          // backing store of redis.call argument vectors
 	src  map[string]string // chunk names of loadstring chunks -> their source
 	rng  rand48
