@@ -39,7 +39,9 @@ type Subscription struct {
 // Keyspace events are only published for the classes notify-keyspace-events
 // enables (CONFIG SET, or Options.Params["notify-keyspace-events"]); by
 // default, as in Redis, none. The subscription counts as a receiver, as a
-// client's PSUBSCRIBE does (PUBLISH's reply, PUBSUB NUMPAT).
+// client's PSUBSCRIBE does (PUBLISH's reply, PUBSUB NUMPAT). The server
+// must be started; after a Restart, as a client after a reconnection,
+// subscribe again.
 func (s *Server) Subscribe(patterns ...string) *Subscription {
 	ch := make(chan Message)
 	sub := &Subscription{C: ch, wake: make(chan struct{}, 1), done: make(chan struct{})}
