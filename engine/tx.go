@@ -42,6 +42,9 @@ type Tx struct {
 	iterating bool
 	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
 	handingOver bool
+	// expiredAnnounced: the keys in found were announced "expired" by
+	// the read transaction that found them (expireAfterRead).
+	expiredAnnounced bool
 
 	// fieldExpiring: hashes whose earliest field expiry changed, queued
 	// for the sweeper at commit (hashttl_sweep.go).
@@ -105,6 +108,7 @@ func (tx *Tx) reset() {
 	tx.found = tx.found[:0]
 	tx.iterating = false
 	tx.handingOver = false
+	tx.expiredAnnounced = false
 	tx.seq = 0
 	tx.flushedAll = false
 	tx.body = nil
@@ -220,7 +224,20 @@ func (tx *Tx) foundExpired(db int, key []byte, at int64) {
 		tx.expireKey(storeKey(db, key))
 		return
 	}
-	tx.found = append(tx.found, expiryEntry{at, storeKey(db, key)})
+	bkey := storeKey(db, key)
+	if !tx.write {
+		// The "expired" event goes out now, in the order of the reader's
+		// other events (a "keymiss" follows it), once per key as in
+		// Redis, where the first lookup deleted it; expireAfterRead
+		// deletes it without another.
+		for _, ent := range tx.found {
+			if ent.bkey == bkey {
+				return
+			}
+		}
+		tx.NotifyDB(db, NotifyExpired, "expired", key)
+	}
+	tx.found = append(tx.found, expiryEntry{at, bkey})
 }
 
 // expireFound deletes the keys foundExpired recorded that are still stored
@@ -237,17 +254,20 @@ func (tx *Tx) expireFound() {
 	tx.found = tx.found[:0]
 }
 
-// expireKey deletes a stored key because its time has passed.
+// expireKey deletes a stored key because its time has passed, and raises
+// "expired" unless a read transaction already did (expiredAnnounced).
 func (tx *Tx) expireKey(bkey string) {
 	if tx.remove(bkey, int(bkey[0])) {
 		tx.keyExpired()
+		if !tx.expiredAnnounced {
+			tx.NotifyDB(int(bkey[0]), NotifyExpired, "expired", StringBytes(bkey[1:]))
+		}
 	}
 }
 
 // keyExpired records that a key expired: deleted by expireKey (a lookup or
 // the sweeper), or overwritten by PutIn. Every expiry passes here once, so
-// expired_keys counts each key once; an "expired" keyspace event would
-// fire here.
+// expired_keys counts each key once.
 func (tx *Tx) keyExpired() { tx.expired++ }
 
 // pendingExpired is how many distinct keys of db this read transaction has
@@ -343,7 +363,11 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 			// Overwriting a key whose time has passed: Redis's write
 			// lookup would have expired it first.
 			tx.keyExpired()
+			tx.NotifyDB(db, NotifyExpired, "expired", key)
 		}
+	}
+	if !live {
+		tx.notifyNew(db, key)
 	}
 	if v.ExpireAt != 0 {
 		tx.volDelta[db]++

@@ -21,6 +21,9 @@ type Subscriber struct {
 	w         io.Writer
 	closeConn func()
 	proto     atomic.Int32
+	// fn, for a listener in the same process (Hub.Listen), takes each
+	// message instead of the queue; such a subscriber has no connection.
+	fn func(pattern string, channel, message []byte)
 
 	mu        sync.Mutex
 	out       []byte // queued, not yet taken by the writer
@@ -309,6 +312,10 @@ func (s *Subscriber) end(before int) {
 }
 
 func (s *Subscriber) sendMessage(channel, msg []byte) {
+	if s.fn != nil {
+		s.fn("", channel, msg)
+		return
+	}
 	before, ok := s.begin()
 	if !ok {
 		return
@@ -333,6 +340,10 @@ func (s *Subscriber) sendSMessage(channel, msg []byte) {
 }
 
 func (s *Subscriber) sendPMessage(pattern string, channel, msg []byte) {
+	if s.fn != nil {
+		s.fn(pattern, channel, msg)
+		return
+	}
 	before, ok := s.begin()
 	if !ok {
 		return
