@@ -95,6 +95,17 @@ var notifyCases = []notifyCase{
 		"TTL x", "PTTL x", "HGET h f", "HGETALL h", "LRANGE l 0 -1", "LLEN l", "SMEMBERS s", "SISMEMBER s a",
 		"ZRANGE z 0 -1", "ZSCORE z a", "OBJECT ENCODING x", "TOUCH x", "SET x 1 GET", "GETEX y", "COPY y z"}},
 
+	// Lock scripts that run as Go (luasvc/native.go) raise the events of
+	// their redis.calls, as the Lua does.
+	{name: "native lock scripts", events: []string{"KEA", "KEAn"}, cmds: []any{
+		"SET lock tok PX 30000",
+		`EVAL 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end' 1 lock tok 60000`,
+		`EVAL 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end' 1 lock other`,
+		`EVAL 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end' 1 lock tok`,
+		"EVAL \"if ((redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
+			"redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; " +
+			"return redis.call('pttl', KEYS[1]);\" 1 rlock 30000 uuid-1:1",
+		`EVAL 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end' 1 rlock tok`}},
 	{name: "bitmaps", events: []string{"KEA", "KEAn", "Eg$m"}, cmds: []any{
 		"SETBIT b 7 1", "SETBIT b 7 1", "SETBIT b 100 0", "BITOP OR d b", "BITOP AND d missing", "BITOP AND e missing",
 		"BITFIELD f SET u8 0 255", "BITFIELD f GET u8 0", "BITFIELD f INCRBY u8 0 1 OVERFLOW FAIL INCRBY u8 0 1"}},
