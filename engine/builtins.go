@@ -14,6 +14,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(setCommands()...)
 	e.Register(zsetCommands()...)
 	e.Register(objectCommands()...)
+	e.Register(sortCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(lockCommands()...)
 	e.Register(aclCommands()...)
