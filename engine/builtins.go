@@ -15,6 +15,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(zsetCommands()...)
 	e.Register(objectCommands()...)
 	e.Register(sortCommands()...)
+	e.Register(dumpCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(lockCommands()...)
 	e.Register(aclCommands()...)

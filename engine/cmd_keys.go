@@ -189,6 +189,7 @@ func cmdCopy(c *Call) {
 		return
 	}
 	c.Tx.PutIn(dstDB, dst, v)
+	c.Tx.NotifyDB(dstDB, NotifyGeneric, "copy_to", dst)
 	c.W.Int(1)
 }
 
