@@ -22,8 +22,15 @@ const (
 	lzfMaxRef = (1 << 8) + (1 << 3)
 )
 
-// lzfTables are reused hash tables (positions + 1; 0 is empty).
-var lzfTables = sync.Pool{New: func() any { return new([lzfHsize]int32) }}
+// lzfTable is a reusable hash table. A slot holds the call's epoch in its
+// high half and a position + 1 in its low half: slots of earlier calls are
+// empty without clearing 64 k slots for every string.
+type lzfTable struct {
+	epoch uint64
+	slots [lzfHsize]uint64
+}
+
+var lzfTables = sync.Pool{New: func() any { return new(lzfTable) }}
 
 // lzfCompress compresses in into at most outLen bytes; nil when it does
 // not fit (or in is shorter than 3 bytes, which Redis never compresses).
@@ -31,11 +38,21 @@ func lzfCompress(in []byte, outLen int) []byte {
 	if len(in) < 3 || outLen <= 0 {
 		return nil
 	}
-	htab := lzfTables.Get().(*[lzfHsize]int32)
-	defer func() {
-		*htab = [lzfHsize]int32{}
-		lzfTables.Put(htab)
-	}()
+	tab := lzfTables.Get().(*lzfTable)
+	defer lzfTables.Put(tab)
+	tab.epoch++
+	if tab.epoch == 1<<32 {
+		tab.epoch = 1
+		tab.slots = [lzfHsize]uint64{}
+	}
+	epoch := tab.epoch << 32
+	get := func(h uint32) int { // the position in the slot, -1 when empty
+		if v := tab.slots[h]; v&^(1<<32-1) == epoch {
+			return int(v&(1<<32-1)) - 1
+		}
+		return -1
+	}
+	set := func(h uint32, pos int) { tab.slots[h] = epoch | uint64(pos+1) }
 	out := make([]byte, outLen+1)
 	inEnd := len(in)
 	ip, op, lit := 0, 1, 0 // op 0 is the first run's length byte
@@ -43,9 +60,9 @@ func lzfCompress(in []byte, outLen int) []byte {
 	hval := uint32(in[0])<<8 | uint32(in[1])
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
-		slot := &htab[idx(hval)]
-		ref := int(*slot) - 1
-		*slot = int32(ip + 1)
+		h := idx(hval)
+		ref := get(h)
+		set(h, ip)
 		if ref > 0 && ref < ip && ip-ref-1 < lzfMaxOff &&
 			in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
 			off := ip - ref - 1
@@ -105,10 +122,10 @@ func lzfCompress(in []byte, outLen int) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			set(idx(hval), ip)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[idx(hval)] = int32(ip + 1)
+			set(idx(hval), ip)
 			ip++
 			continue
 		}
