@@ -141,7 +141,7 @@ func TestRestoreRejects(t *testing.T) {
 	}{
 		{"ok", withTrailer("\x00" + str("v")), "OK"},
 		{"short", "123456789", "(error) ERR DUMP payload version or checksum are wrong"},
-		{"crc", withTrailer("\x00"+str("v"))[:12] + "\x00", "(error) ERR DUMP payload version or checksum are wrong"},
+		{"crc", withTrailer("\x00" + str("v"))[:12] + "\x00", "(error) ERR DUMP payload version or checksum are wrong"},
 		{"empty body", withTrailer(""), "(error) ERR Bad data format"},
 		{"unknown type", withTrailer("\x07" + str("v")), "(error) ERR Bad data format"},
 		{"ziplist", withTrailer("\x0a" + str("v")), "(error) ERR Bad data format"},

@@ -47,7 +47,7 @@ func TestSortLookup(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		pattern, want string
-		found        bool
+		found         bool
 	}{
 		{"#", "e", true},
 		{"##", "", false},
