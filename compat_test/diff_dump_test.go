@@ -1,9 +1,35 @@
 package compat
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
+
+// TestDiffDumpLZF: DUMP compresses strings of every length and
+// compressibility to redis-server's bytes (a seeded random sample).
+func TestDiffDumpLZF(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var st []diffStep
+	for i := 0; i < 60; i++ {
+		n := 21 + rng.Intn(3000)
+		if i < 20 {
+			n = 21 + i
+		}
+		alpha := 1 + rng.Intn(60)
+		b := make([]byte, n)
+		for j := range b {
+			if j > 10 && rng.Intn(3) == 0 {
+				b[j] = b[j-1-rng.Intn(10)]
+			} else {
+				b[j] = byte('!' + rng.Intn(alpha))
+			}
+		}
+		st = append(st, args("SET", "k", string(b)), args("DUMP", "k"), args("RPUSH", "l", string(b)))
+	}
+	st = append(st, args("DUMP", "l"))
+	runDiffCases(t, []diffCase{{name: "random", steps: st}})
+}
 
 // Payloads redis-server 7.0.15 dumped: a hashtable set, hash and sorted
 // set (in its dict's order, which lockredis cannot reproduce), a list and
@@ -62,6 +88,32 @@ func TestDiffDump(t *testing.T) {
 			"OBJECT ENCODING s2", "OBJECT ENCODING i2", "OBJECT ENCODING zl2", "OBJECT ENCODING hl2", "OBJECT ENCODING hb2",
 			"OBJECT ENCODING sb2", "OBJECT ENCODING zb2", "HLEN hb2", "SCARD sb2", "ZCARD zb2", "ZRANGE zb2 0 3 WITHSCORES",
 			"DUMP z2", "DUMP zl2", "DUMP i2", "DUMP l2", "EXISTS nokey2",
+		)},
+		{name: "copy", steps: steps(
+			"SET s 1", "RPUSH l a b", "SADD i 1 2", "SADD t a b", "ZADD z 1 a", "ZADD zz 1 "+long, "HSET h f v",
+			"HSET hh f "+long, "PEXPIRE l 100000", "COPY s s2", "COPY l l2", "COPY i i2", "COPY t t2", "COPY z z2",
+			"COPY zz zz2", "COPY h h2", "COPY hh hh2", "GET s2", "LRANGE l2 0 -1", "SMEMBERS i2", unordered("SMEMBERS t2"),
+			"ZRANGE z2 0 -1 WITHSCORES", "HGETALL hh2", within(1, "TTL l2"), "TTL s2", "OBJECT ENCODING s2",
+			"OBJECT ENCODING i2", "OBJECT ENCODING t2", "OBJECT ENCODING zz2", "OBJECT ENCODING hh2", "DUMP z2",
+			"DUMP h2", "DUMP l2", "COPY s l2", "COPY s l2 REPLACE", "TYPE l2", "TTL l2", "COPY h s DB 1",
+			"SELECT 1", "HGETALL s", "COPY s s DB 0", "COPY s s DB 0 REPLACE", "SELECT 0", "TYPE s",
+			"COPY nokey x", "COPY s s", "COPY s x DB", "COPY s x DB 16", "COPY s x DB -1", "COPY s x DB a",
+			"COPY s x REPLACE DB 1 DB 2", "COPY s", "COPY", "COPY s x FOO",
+			"MULTI", "COPY l l3", "COPY l l3", "LRANGE l3 0 -1", "EXEC",
+			"EVAL \"return redis.call('COPY', KEYS[1], KEYS[2], 'REPLACE')\" 2 z l3", "ZRANGE l3 0 -1",
+		)},
+		{name: "object", steps: steps(
+			"SET a 123", "OBJECT ENCODING a", "SET a 12345678901234567890", "OBJECT ENCODING a",
+			"SET a "+strings.Repeat("e", 44), "OBJECT ENCODING a", "SET a "+strings.Repeat("e", 45), "OBJECT ENCODING a",
+			"RPUSH l a", "OBJECT ENCODING l", "SADD s 1", "OBJECT ENCODING s", h4Join(h4Cmd("SADD", "s"), h4Fields(511, "", "")...),
+			"OBJECT ENCODING s", "SADD s x", "OBJECT ENCODING s", "SREM s x", "OBJECT ENCODING s",
+			h4Join(h4Cmd("HSET", "h"), h4Fields(512, "f", "v")...), "OBJECT ENCODING h", "HSET h x y", "OBJECT ENCODING h",
+			"HSET g f "+strings.Repeat("v", 64), "OBJECT ENCODING g", "HSET g f "+strings.Repeat("v", 65), "OBJECT ENCODING g",
+			h4Join(h4Cmd("ZADD", "z"), h4Members(128, 1)...), "OBJECT ENCODING z", "ZADD z 1 x", "OBJECT ENCODING z",
+			"ZADD y 1 "+strings.Repeat("m", 64), "OBJECT ENCODING y", "ZADD y 1 "+strings.Repeat("m", 65), "OBJECT ENCODING y",
+			"OBJECT FREQ a", "OBJECT FREQ nokey", "OBJECT IDLETIME a", "OBJECT IDLETIME nokey", "OBJECT ENCODING nokey",
+			"OBJECT REFCOUNT a", "OBJECT FREQ", "OBJECT IDLETIME a b", "OBJECT HELP", "OBJECT FOO",
+			"EVAL \"return redis.pcall('OBJECT', 'FREQ', 'a')\" 0", "MULTI", "OBJECT FREQ a", "EXEC",
 		)},
 		{name: "restore-from-redis", steps: steps(
 			args("RESTORE", "sh", "0", shDump), unordered("SMEMBERS sh"), "OBJECT ENCODING sh",
