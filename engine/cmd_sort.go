@@ -361,7 +361,7 @@ func sortLookup(c *Call, pattern []byte, elem string) (string, bool) {
 // transaction (write_tx) for this; inside EVAL_RO there is none, and the
 // set keeps its encoding.
 func sortConvertZset(tx *Tx, key []byte, v Value) {
-	if isLarge(v.Payload) || !tx.write {
+	if len(v.Payload) == 0 || isLarge(v.Payload) || !tx.write {
 		return
 	}
 	b := []byte(v.Payload)
