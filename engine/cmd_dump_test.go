@@ -209,6 +209,7 @@ func FuzzRestorePayload(f *testing.F) {
 		f.Add(p[:len(p)-10])
 	}
 	f.Add([]byte("\x03\x01\x01a\x03nan"))
+	f.Add([]byte("\x0a\x0f\x0f\x00\x00\x00\x0c\x00\x00\x00\x02\x00\x00\xf3\x02\xf6\xff")) // ziplist
 	f.Add([]byte("\x00\xc3\x02\x80\x7f\xff\xff\xff\x00a"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := append(append([]byte(nil), body...), make([]byte, 10)...)
@@ -225,4 +226,48 @@ func FuzzRestorePayload(f *testing.F) {
 			t.Fatalf("%q: restore(dump(v)) != v", body)
 		}
 	})
+}
+
+// TestRestoreZiplists: the ziplist encodings Redis 6 dumped, which Redis
+// 7.0 still restores.
+func TestRestoreZiplists(t *testing.T) {
+	payload := func(body string) string {
+		b := append([]byte(body), 9, 0) // RDB version 9, Redis 6
+		c := crc64Redis(0, b)
+		for i := 0; i < 8; i++ {
+			b = append(b, byte(c>>(8*i)))
+		}
+		return string(b)
+	}
+	str := func(s string) string { return string(rdbAppendString(nil, s)) }
+	// ziplist.c's own example: "2" and "5".
+	two5 := "\x0f\x00\x00\x00\x0c\x00\x00\x00\x02\x00\x00\xf3\x02\xf6\xff"
+	// "a" 1 (immediate), "b" -2 (int8): 22 bytes, the last entry at 18.
+	pairs := "\x16\x00\x00\x00\x12\x00\x00\x00\x04\x00" + "\x00\x01a" + "\x03\xf2" + "\x02\x01b" + "\x03\xfe\xfe" + "\xff"
+	te := newTestEngine(t)
+	for _, tc := range []struct {
+		name, body string
+		read       []string
+		want       string
+	}{
+		{"list ziplist", "\x0a" + str(two5), cmd("LRANGE", "k", "0", "-1"), `["2" "5"]`},
+		{"quicklist of ziplists", "\x0e\x02" + str(two5) + str(two5), cmd("LRANGE", "k", "0", "-1"), `["2" "5" "2" "5"]`},
+		{"hash ziplist", "\x0d" + str(pairs), cmd("HGETALL", "k"), `["a" "1" "b" "-2"]`},
+		{"zset ziplist", "\x0c" + str(pairs), cmd("ZRANGE", "k", "0", "-1", "WITHSCORES"), `["b" -2 "a" 1]`},
+		{"bad prevlen", "\x0a" + str(strings.Replace(two5, "\x02\xf6", "\x03\xf6", 1)), nil, "(error) ERR Bad data format"},
+		{"bad tail", "\x0a" + str(strings.Replace(two5, "\x0c", "\x0b", 1)), nil, "(error) ERR Bad data format"},
+		{"bad count", "\x0a" + str(strings.Replace(two5, "\x02\x00\x00", "\x03\x00\x00", 1)), nil, "(error) ERR Bad data format"},
+	} {
+		got := te.do("RESTORE", "k", "0", payload(tc.body), "REPLACE").String()
+		if tc.read != nil {
+			if got != "OK" {
+				t.Errorf("%s: RESTORE %s", tc.name, got)
+				continue
+			}
+			got = te.do(tc.read...).String()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
 }

@@ -21,9 +21,10 @@ import (
 // cut as RPUSH would have cut it, and an intset's integer width is the
 // smallest that holds its members (Redis never narrows it after SREM).
 //
-// restorePayload reads what Redis 7.0 DUMP writes, plus the older plain
-// list and string-scored sorted set types; ziplist and zipmap types (only
-// older Redis versions write them) are refused as "Bad data format". It
+// restorePayload reads what Redis 7.0 DUMP writes, and what older
+// versions wrote that 7.0 still reads (plain lists, string-scored sorted
+// sets, ziplists); only zipmaps (Redis 2.4) are refused as "Bad data
+// format". It
 // checks everything, allocates at most a bounded multiple of the payload,
 // and never panics (FuzzRestorePayload).
 
@@ -31,16 +32,20 @@ const rdbVersion = 10
 
 // RDB object types.
 const (
-	rdbTypeString        = 0
-	rdbTypeList          = 1
-	rdbTypeSet           = 2
-	rdbTypeZset          = 3
-	rdbTypeHash          = 4
-	rdbTypeZset2         = 5
-	rdbTypeSetIntset     = 11
-	rdbTypeHashListpack  = 16
-	rdbTypeZsetListpack  = 17
-	rdbTypeListQuicklist = 18
+	rdbTypeString         = 0
+	rdbTypeList           = 1
+	rdbTypeSet            = 2
+	rdbTypeZset           = 3
+	rdbTypeHash           = 4
+	rdbTypeZset2          = 5
+	rdbTypeListZiplist    = 10
+	rdbTypeSetIntset      = 11
+	rdbTypeZsetZiplist    = 12
+	rdbTypeHashZiplist    = 13
+	rdbTypeListQuicklist1 = 14
+	rdbTypeHashListpack   = 16
+	rdbTypeZsetListpack   = 17
+	rdbTypeListQuicklist  = 18
 )
 
 // Length and string encodings.
@@ -508,8 +513,14 @@ func (r *rdbReader) object() (Value, bool) {
 			l.elems = append(l.elems, r.str())
 		}
 		return Value{Type: TypeList, Payload: encodeList(l)}, !r.bad && len(l.elems) > 0
-	case rdbTypeListQuicklist:
-		return r.quicklist()
+	case rdbTypeListQuicklist, rdbTypeListQuicklist1:
+		return r.quicklist(t == rdbTypeListQuicklist1)
+	case rdbTypeListZiplist:
+		items, ok := parseZiplist(r.str())
+		if !ok || r.bad || len(items) == 0 {
+			return Value{}, false
+		}
+		return Value{Type: TypeList, Payload: encodeList(&listObj{elems: items})}, true
 	case rdbTypeSet:
 		n := r.count(1)
 		members := make([]string, 0, min(n, 1024))
@@ -553,8 +564,12 @@ func (r *rdbReader) object() (Value, bool) {
 		}
 		large := len(ents) > zsetMaxListpackEntries || maxLen > zsetMaxListpackValue
 		return restoredZset(ents, large)
-	case rdbTypeZsetListpack:
-		items, ok := parseListpack(r.str())
+	case rdbTypeZsetListpack, rdbTypeZsetZiplist:
+		parse := parseListpack
+		if t == rdbTypeZsetZiplist {
+			parse = parseZiplist
+		}
+		items, ok := parse(r.str())
 		if !ok || r.bad || len(items) == 0 || len(items)%2 != 0 {
 			return Value{}, false
 		}
@@ -581,8 +596,12 @@ func (r *rdbReader) object() (Value, bool) {
 			return Value{}, false
 		}
 		return restoredHash(h)
-	case rdbTypeHashListpack:
-		items, ok := parseListpack(r.str())
+	case rdbTypeHashListpack, rdbTypeHashZiplist:
+		parse := parseListpack
+		if t == rdbTypeHashZiplist {
+			parse = parseZiplist
+		}
+		items, ok := parse(r.str())
 		if !ok || r.bad || len(items) == 0 || len(items)%2 != 0 {
 			return Value{}, false
 		}
@@ -596,14 +615,19 @@ func (r *rdbReader) object() (Value, bool) {
 }
 
 // quicklist reads RDB_TYPE_LIST_QUICKLIST_2: nodes holding a listpack (or
-// one element, a plain node); empty listpacks are skipped as in Redis.
-func (r *rdbReader) quicklist() (Value, bool) {
-	n := r.count(2)
+// one element, a plain node), or the older RDB_TYPE_LIST_QUICKLIST:
+// ziplist nodes. Empty nodes are skipped as in Redis.
+func (r *rdbReader) quicklist(ziplists bool) (Value, bool) {
+	n := r.count(1)
 	l := &listObj{}
 	for i := uint64(0); i < n && !r.bad; i++ {
-		container, enc := r.len()
-		if enc >= 0 || (container != quicklistPacked && container != quicklistPlain) {
-			return Value{}, false
+		container := uint64(quicklistPacked)
+		if !ziplists {
+			var enc int
+			container, enc = r.len()
+			if enc >= 0 || (container != quicklistPacked && container != quicklistPlain) {
+				return Value{}, false
+			}
 		}
 		data := r.str()
 		if r.bad || len(data) == 0 {
@@ -613,7 +637,11 @@ func (r *rdbReader) quicklist() (Value, bool) {
 			l.elems = append(l.elems, data)
 			continue
 		}
-		items, ok := parseListpack(data)
+		parse := parseListpack
+		if ziplists {
+			parse = parseZiplist
+		}
+		items, ok := parse(data)
 		if !ok {
 			return Value{}, false
 		}
@@ -812,6 +840,103 @@ func lpEntry(b []byte) (string, int, bool) {
 		return intOf(4, 32)
 	case e == 0xF4:
 		return intOf(8, 64)
+	}
+	return "", 0, false
+}
+
+// parseZiplist checks and reads a ziplist (ziplist.c, what Redis before 7.0
+// wrote): its size, tail offset and count (unless 65535) in the header,
+// every entry's previous-entry length, and the 0xFF terminator at the end.
+func parseZiplist(blob string) ([]string, bool) {
+	b := StringBytes(blob)
+	if len(b) < 11 || binary.LittleEndian.Uint32(b) != uint32(len(b)) || b[len(b)-1] != 0xFF {
+		return nil, false
+	}
+	tail := int(binary.LittleEndian.Uint32(b[4:]))
+	count := int(binary.LittleEndian.Uint16(b[8:]))
+	var out []string
+	p, prev, last := 10, 0, 10
+	end := len(b) - 1
+	for p < end {
+		// The previous entry's length: one byte, or 0xFE and four.
+		var prevlen, hdr int
+		if b[p] < 0xFE {
+			prevlen, hdr = int(b[p]), 1
+		} else if b[p] == 0xFE && p+5 <= end {
+			prevlen, hdr = int(binary.LittleEndian.Uint32(b[p+1:])), 5
+		} else {
+			return nil, false
+		}
+		if prevlen != prev {
+			return nil, false
+		}
+		s, n, ok := zlEntry(b[p+hdr : end])
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+		last, prev = p, hdr+n
+		p += hdr + n
+	}
+	if p != end || tail != last || (count != 65535 && count != len(out)) {
+		return nil, false
+	}
+	return out, true
+}
+
+// zlEntry decodes a ziplist entry's encoding and data at the start of b:
+// the value as a string and the length of encoding and data.
+func zlEntry(b []byte) (string, int, bool) {
+	if len(b) == 0 {
+		return "", 0, false
+	}
+	e := b[0]
+	str := func(hdr, n int) (string, int, bool) {
+		if n < 0 || len(b)-hdr < n {
+			return "", 0, false
+		}
+		return string(b[hdr : hdr+n]), hdr + n, true
+	}
+	intOf := func(n int, bits uint) (string, int, bool) {
+		if len(b) < 1+n {
+			return "", 0, false
+		}
+		var u uint64
+		for i := n; i >= 1; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		v := int64(u<<(64-bits)) >> (64 - bits)
+		return strconv.FormatInt(v, 10), 1 + n, true
+	}
+	switch {
+	case e>>6 == 0:
+		return str(1, int(e&0x3F))
+	case e>>6 == 1:
+		if len(b) < 2 {
+			return "", 0, false
+		}
+		return str(2, int(e&0x3F)<<8|int(b[1]))
+	case e == 0x80:
+		if len(b) < 5 {
+			return "", 0, false
+		}
+		n := binary.BigEndian.Uint32(b[1:])
+		if uint64(n) > uint64(len(b)) {
+			return "", 0, false
+		}
+		return str(5, int(n))
+	case e == 0xC0:
+		return intOf(2, 16)
+	case e == 0xD0:
+		return intOf(4, 32)
+	case e == 0xE0:
+		return intOf(8, 64)
+	case e == 0xF0:
+		return intOf(3, 24)
+	case e == 0xFE:
+		return intOf(1, 8)
+	case e >= 0xF1 && e <= 0xFD:
+		return strconv.Itoa(int(e&0x0F) - 1), 1, true
 	}
 	return "", 0, false
 }
