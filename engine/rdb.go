@@ -17,9 +17,14 @@ import (
 // or LZF-compressed), listpack hashes and sorted sets, intsets, skiplist
 // sorted sets and lists. Hashtable hashes and sets come out in lockredis's
 // order (Redis's is its dict's). Two things depend on history in Redis and
-// are computed from the content here: a list longer than one 8 kB node is
-// cut as RPUSH would have cut it, and an intset's integer width is the
-// smallest that holds its members (Redis never narrows it after SREM).
+// are computed from the content here: a list's nodes are cut as RPUSH would
+// have cut them (Redis's depend on how the list grew, or on the payload it
+// was restored from), and an intset's integer width is the smallest that
+// holds its members (Redis never narrows it after SREM).
+//
+// RESTORE checks more than Redis does without sanitize-dump-payload: a
+// listpack sorted set whose entries are out of order is sorted here (Redis
+// keeps the broken order), and duplicates are refused.
 //
 // restorePayload reads what Redis 7.0 DUMP writes, and what older
 // versions wrote that 7.0 still reads (plain lists, string-scored sorted
