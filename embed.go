@@ -116,6 +116,14 @@ type Options struct {
 	// or "noeviction".
 	MaxMemory       int64
 	MaxMemoryPolicy string
+	// Cluster makes the server answer as a Redis cluster of one node that
+	// owns all 16384 slots (redis-server's cluster-enabled yes), so that
+	// cluster clients such as go-redis's ClusterClient work against it:
+	// CLUSTER SLOTS, SHARDS, NODES... report the address the client
+	// connected to, and a command whose keys hash to different slots gets
+	// CROSSSLOT, as from a real cluster. Params["cluster-enabled"] "yes"
+	// does the same.
+	Cluster bool
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
 	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
@@ -143,6 +151,17 @@ type Server struct {
 	started bool
 	closed  bool
 	served  chan error
+
+	// What Restart carries over to the next engine (restart.go): the
+	// clock, the addresses bound at the first start, an in-memory
+	// keyspace, and the settings made through the Go API.
+	clock     *engine.Clock
+	bound     []string // plain addresses; nil before the first start
+	boundTLS  []string
+	snapshot  *engine.Snapshot
+	forcedErr string
+	seed      *int64
+	clientTLS *tls.Config // RunTLS's generated certificate (selfsigned.go)
 
 	// Do's client: it keeps its SELECT, MULTI and WATCH between calls.
 	doMu   sync.Mutex
@@ -172,11 +191,13 @@ func Run() (*Server, error) {
 	return s, nil
 }
 
-// TB is the part of testing.TB that RunT and RunCluster use; *testing.T,
-// *testing.B and *testing.F have it. (An interface of our own keeps the
-// testing package out of programs that embed lockredis.)
+// TB is the part of testing.TB that RunT, RunCluster and the Check
+// helpers use; *testing.T, *testing.B and *testing.F have it. (An
+// interface of our own keeps the testing package out of programs that
+// embed lockredis.)
 type TB interface {
 	Helper()
+	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
 	Cleanup(func())
 }
@@ -200,20 +221,32 @@ func (s *Server) Start() error {
 	if s.started {
 		return errors.New("lockredis: server already started")
 	}
-	var clock *engine.Clock
-	if s.opts.ManualClock {
-		clock = engine.NewManualClock(s.opts.StartTime)
-	} else {
-		clock = engine.NewClock()
-		if !s.opts.StartTime.IsZero() {
-			clock.SetTime(s.opts.StartTime)
+	return s.start()
+}
+
+// start starts the server, or starts it again for Restart: then on the
+// addresses it had, on the same clock, with the same keyspace.
+func (s *Server) start() error {
+	if s.clock == nil {
+		if s.opts.ManualClock {
+			s.clock = engine.NewManualClock(s.opts.StartTime)
+		} else {
+			s.clock = engine.NewClock()
+			if !s.opts.StartTime.IsZero() {
+				s.clock.SetTime(s.opts.StartTime)
+			}
 		}
 	}
-	addrs := s.opts.Addrs
-	if len(addrs) == 0 {
-		addrs = []string{s.opts.Addr}
+	clock := s.clock
+	addrs, tlsAddrs := s.bound, s.boundTLS
+	if s.bound == nil {
+		addrs = s.opts.Addrs
+		if len(addrs) == 0 {
+			addrs = []string{s.opts.Addr}
+		}
+		tlsAddrs = s.opts.TLSAddrs
 	}
-	lns, tlns, err := s.listen(addrs)
+	lns, tlns, err := s.listen(addrs, tlsAddrs)
 	if err != nil {
 		return err
 	}
@@ -262,6 +295,7 @@ func (s *Server) Start() error {
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
 		ACLFile:     s.opts.ACLFile,
+		Cluster:     s.opts.Cluster,
 		Clock:       clock,
 		Logf:        s.opts.Logf,
 		Params:      params,
@@ -282,10 +316,17 @@ func (s *Server) Start() error {
 		// the connection that asked is still being served.
 		Shutdown:    func(engine.ShutdownFlags) { go s.shutdown() },
 		OnConfigSet: s.opts.OnConfigSet,
+		// Restart of an in-memory server: the keyspace Close kept.
+		Restore: s.snapshot,
 	})
 	if err != nil {
 		closeAll()
 		return err
+	}
+	s.snapshot = nil
+	eng.SetForcedError(s.forcedErr)
+	if s.seed != nil {
+		eng.Seed(*s.seed)
 	}
 	s.eng = eng
 	s.lns = lns
@@ -311,9 +352,13 @@ func (s *Server) Start() error {
 	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess = engine.NewSession(engine.KindEmbed)
+	s.helperSess.Direct = true // SetError spares it, CommandCount skips it
 	for _, sess := range []*engine.Session{s.doSess, s.helperSess} {
 		sess.Authenticated = true
 		eng.AddSession(sess)
+	}
+	if s.bound == nil {
+		s.bound, s.boundTLS = listenerAddrs(lns), listenerAddrs(tlns)
 	}
 	s.served = make(chan error, len(lns)+len(tlns))
 	for _, ln := range lns {
@@ -323,23 +368,41 @@ func (s *Server) Start() error {
 		go func() { s.served <- s.srv.ServeTLS(ln, s.opts.TLSConfig) }()
 	}
 	s.started = true
+	s.closed = false
 	return nil
 }
 
 // Close stops the server: the port is released, clients are disconnected,
-// and every goroutine it started has ended when Close returns.
+// and every goroutine it started has ended when Close returns. An
+// in-memory server keeps a copy of its keyspace for Restart.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started || s.closed {
 		return nil
 	}
+	return s.close()
+}
+
+func (s *Server) close() error {
 	s.closed = true
 	err := s.srv.Close()
 	for range len(s.lns) + len(s.tlns) {
 		if serr := <-s.served; err == nil {
 			err = serr
 		}
+	}
+	// The Go API's clients go too: their SESSION locks are released as a
+	// connection's are.
+	s.eng.RemoveSession(s.doSess)
+	s.eng.RemoveSession(s.helperSess)
+	if !s.opts.AppendOnly {
+		// No client is left; the copy is what a clean stop would save.
+		snap, serr := s.eng.Snapshot()
+		if err == nil {
+			err = serr
+		}
+		s.snapshot = snap
 	}
 	if eerr := s.eng.Close(); err == nil {
 		err = eerr
@@ -397,7 +460,8 @@ func (s *Server) Host() string {
 // Port is the listening port (Addr's).
 func (s *Server) Port() int { return s.firstListener().Addr().(*net.TCPAddr).Port }
 
-// Engine gives access to the engine (command table, clock, stats).
+// Engine gives access to the engine (command table, clock, stats). Restart
+// replaces it with a new one.
 func (s *Server) Engine() *engine.Engine { return s.eng }
 
 // FastForward moves the server's clock forward by d. Keys whose time has
@@ -465,13 +529,21 @@ func (d *DB) do(args ...string) engine.Reply {
 }
 
 func replyErr(r engine.Reply) error {
-	if r.Kind == engine.KindError {
-		return errors.New(r.Str)
+	switch {
+	case r.Kind != engine.KindError:
+		return nil
+	case r.Str == ErrWrongType.Error():
+		return ErrWrongType
 	}
-	return nil
+	return errors.New(r.Str)
 }
 
-// ErrKeyNotFound is returned by Get for a missing key.
+// ErrWrongType is the helpers' error for a key of another type, Redis's
+// WRONGTYPE reply.
+var ErrWrongType = engine.ErrWrongType
+
+// ErrKeyNotFound is the helpers' error for a missing key, field or member
+// (Get, HGet, List, ZScore...).
 var ErrKeyNotFound = errors.New("lockredis: key not found")
 
 // Get returns the string value of key.
@@ -523,6 +595,9 @@ func (d *DB) Keys() []string {
 
 // FlushAll deletes every key of every database.
 func (d *DB) FlushAll() { d.do("FLUSHALL") }
+
+// FlushDB deletes every key of the database.
+func (d *DB) FlushDB() { d.do("FLUSHDB") }
 
 // Dump is a readable listing of the database: one line per key with its type,
 // value and time to live. Handy in test failure messages.
@@ -579,6 +654,9 @@ func (s *Server) Keys() []string { return s.DB(0).Keys() }
 
 // FlushAll deletes every key of every database.
 func (s *Server) FlushAll() { s.DB(0).FlushAll() }
+
+// FlushDB deletes every key of database 0.
+func (s *Server) FlushDB() { s.DB(0).FlushDB() }
 
 // Dump is DB.Dump of database 0.
 func (s *Server) Dump() string { return s.DB(0).Dump() }

@@ -282,8 +282,9 @@ func parseTLSCiphers(s string) ([]uint16, error) {
 }
 
 // listen opens the plain listeners on addrs (none with TLSOnly) and the
-// TLS ones (with TLSConfig).
-func (s *Server) listen(addrs []string) (lns, tlns []net.Listener, err error) {
+// TLS ones on tlsAddrs (with TLSConfig; by default the hosts of addrs on a
+// free port).
+func (s *Server) listen(addrs, tlsAddrs []string) (lns, tlns []net.Listener, err error) {
 	if s.opts.TLSOnly && s.opts.TLSConfig == nil {
 		return nil, nil, errors.New("lockredis: TLSOnly needs a TLSConfig")
 	}
@@ -295,7 +296,6 @@ func (s *Server) listen(addrs []string) (lns, tlns []net.Listener, err error) {
 	if s.opts.TLSConfig == nil {
 		return lns, nil, nil
 	}
-	tlsAddrs := s.opts.TLSAddrs
 	if len(tlsAddrs) == 0 {
 		// The hosts of the plain addresses, on a free port.
 		for _, a := range addrs {

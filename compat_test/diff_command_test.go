@@ -170,6 +170,10 @@ func commandPair(t *testing.T, proto string) (redis, lock *rawConn, names []stri
 var newerThanRedis70 = map[string]bool{
 	"waitaof": true, "client|setinfo": true, "client|no-touch": true,
 	"delex": true, "digest": true, "delifeq": true, // Redis 8.4, Valkey 9.0: see delex_test.go
+	// Hash field expiry, Redis 7.4 and 8.0: see hashttl_test.go.
+	"hexpire": true, "hpexpire": true, "hexpireat": true, "hpexpireat": true,
+	"httl": true, "hpttl": true, "hexpiretime": true, "hpexpiretime": true,
+	"hpersist": true, "hgetdel": true, "hgetex": true, "hsetex": true,
 }
 
 // notInRedis70 reports whether redis-server 7.0 lacks a command lockredis

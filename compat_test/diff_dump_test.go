@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// dumpOf wraps an RDB object in DUMP's trailer: the RDB version and
+// rdbDumpOf wraps an RDB object in DUMP's trailer: the RDB version and
 // Redis's CRC64 (Jones, reflected, no inversions).
-func dumpOf(body string, version uint16) string {
+func rdbDumpOf(body string, version uint16) string {
 	b := binary.LittleEndian.AppendUint16([]byte(body), version)
 	crc := ^crc64.Update(^uint64(0), crc64.MakeTable(0x95ac9329ac4bc9b5), b)
 	return string(binary.LittleEndian.AppendUint64(b, crc))
@@ -25,20 +25,20 @@ func TestDiffRestoreOld(t *testing.T) {
 	pairs := "\x16\x16\x00\x00\x00\x12\x00\x00\x00\x04\x00\x00\x01a\x03\xf2\x02\x01b\x03\xfe\xfe\xff"
 	scored := "\x16\x16\x00\x00\x00\x13\x00\x00\x00\x04\x00\x00\x01b\x03\xfe\xfe\x03\x01a\x03\xf2\xff" // b -2 a 1
 	runDiffCases(t, []diffCase{{name: "old", steps: steps(
-		args("RESTORE", "l", "0", dumpOf("\x0a"+two5, 9)), "LRANGE l 0 -1", "OBJECT ENCODING l", "DUMP l",
-		args("RESTORE", "q", "0", dumpOf("\x0e\x02"+two5+two5, 9)), "LRANGE q 0 -1",
-		args("RESTORE", "h", "0", dumpOf("\x0d"+pairs, 9)), "HGETALL h", "OBJECT ENCODING h", "DUMP h",
-		args("RESTORE", "z", "0", dumpOf("\x0c"+scored, 9)), "ZRANGE z 0 -1 WITHSCORES", "OBJECT ENCODING z", "DUMP z",
-		args("RESTORE", "p", "0", dumpOf("\x01\x02\x01a\xc0\x05", 6)), "LRANGE p 0 -1",
-		args("RESTORE", "o", "0", dumpOf("\x03\x02\x01a\x031.5\x01b\xfe", 6)), "ZRANGE o 0 -1 WITHSCORES",
-		args("RESTORE", "s", "0", dumpOf("\x02\x02\x01a\xc0\x05", 6)), "SORT s ALPHA", "OBJECT ENCODING s",
-		args("RESTORE", "i", "0", dumpOf("\x02\x02\xc0\x07\xc0\x05", 6)), "SMEMBERS i", "OBJECT ENCODING i",
-		args("RESTORE", "x", "0", dumpOf("\x0a"+strings.Replace(two5, "\x02\xf6", "\x03\xf6", 1), 9)),
-		args("RESTORE", "x", "0", dumpOf("\x0a"+strings.Replace(two5, "\x02\x00\x00", "\x03\x00\x00", 1), 9)),
-		args("RESTORE", "x", "0", dumpOf("\x00\x01v", 11)), args("RESTORE", "x", "0", dumpOf("\x00\x01v", 10)), "GET x",
-		args("RESTORE", "y", "0", dumpOf("\x12\x00", 10)), args("RESTORE", "y", "0", dumpOf("\x04\x00", 10)),
-		args("RESTORE", "y", "0", dumpOf("\x02\x02\x01a\x01a", 10)), args("RESTORE", "y", "0", dumpOf("\x05\x01\x01a\x00\x00\x00\x00\x00\x00\xf8\x7f", 10)),
-		args("RESTORE", "y", "0", dumpOf("\x09\x01a", 10)), args("RESTORE", "y", "0", dumpOf("\x0f\x00", 10)),
+		args("RESTORE", "l", "0", rdbDumpOf("\x0a"+two5, 9)), "LRANGE l 0 -1", "OBJECT ENCODING l", "DUMP l",
+		args("RESTORE", "q", "0", rdbDumpOf("\x0e\x02"+two5+two5, 9)), "LRANGE q 0 -1",
+		args("RESTORE", "h", "0", rdbDumpOf("\x0d"+pairs, 9)), "HGETALL h", "OBJECT ENCODING h", "DUMP h",
+		args("RESTORE", "z", "0", rdbDumpOf("\x0c"+scored, 9)), "ZRANGE z 0 -1 WITHSCORES", "OBJECT ENCODING z", "DUMP z",
+		args("RESTORE", "p", "0", rdbDumpOf("\x01\x02\x01a\xc0\x05", 6)), "LRANGE p 0 -1",
+		args("RESTORE", "o", "0", rdbDumpOf("\x03\x02\x01a\x031.5\x01b\xfe", 6)), "ZRANGE o 0 -1 WITHSCORES",
+		args("RESTORE", "s", "0", rdbDumpOf("\x02\x02\x01a\xc0\x05", 6)), "SORT s ALPHA", "OBJECT ENCODING s",
+		args("RESTORE", "i", "0", rdbDumpOf("\x02\x02\xc0\x07\xc0\x05", 6)), "SMEMBERS i", "OBJECT ENCODING i",
+		args("RESTORE", "x", "0", rdbDumpOf("\x0a"+strings.Replace(two5, "\x02\xf6", "\x03\xf6", 1), 9)),
+		args("RESTORE", "x", "0", rdbDumpOf("\x0a"+strings.Replace(two5, "\x02\x00\x00", "\x03\x00\x00", 1), 9)),
+		args("RESTORE", "x", "0", rdbDumpOf("\x00\x01v", 11)), args("RESTORE", "x", "0", rdbDumpOf("\x00\x01v", 10)), "GET x",
+		args("RESTORE", "y", "0", rdbDumpOf("\x12\x00", 10)), args("RESTORE", "y", "0", rdbDumpOf("\x04\x00", 10)),
+		args("RESTORE", "y", "0", rdbDumpOf("\x02\x02\x01a\x01a", 10)), args("RESTORE", "y", "0", rdbDumpOf("\x05\x01\x01a\x00\x00\x00\x00\x00\x00\xf8\x7f", 10)),
+		args("RESTORE", "y", "0", rdbDumpOf("\x09\x01a", 10)), args("RESTORE", "y", "0", rdbDumpOf("\x0f\x00", 10)),
 		"EXISTS y",
 	)}})
 }

@@ -311,6 +311,15 @@ func TestDiffScriptsLockClients(t *testing.T) {
 			evalStep(simpleDelete, keyList("lock"), "tok"),
 			"EXISTS lock",
 		)},
+		// An empty string from a script is an argument, not a missing
+		// one (lockredis once took SET ... PX "" as a syntax error).
+		{name: "empty-argument", needs: eval, steps: steps(
+			evalStep(`return redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX")`, keyList("lock"), "tok", ""),
+			evalStep(redsyncTouchSetNX, keyList("lock"), "tok", ""),
+			evalStep(`return redis.call("SET", KEYS[1], ARGV[1], ARGV[2])`, keyList("lock"), "tok", ""),
+			evalStep(`return redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])`, keyList("h"), "", ""),
+			"HGETALL h",
+		)},
 		{name: "bsm-v0.9.4", needs: eval, steps: steps(
 			evalStep(bsm094Obtain, keyList("lock"), "abcdef0123", "10", "10000"),
 			within(tolMs, "PTTL lock"),

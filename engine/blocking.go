@@ -80,6 +80,17 @@ func (b *Blocked) Abandon() {
 	}
 }
 
+// servedKeys returns the keys a blocking command is to try: keys, or only
+// the key whose change runs the command for a waiter, as Redis serves a
+// waiter from the key that became ready whatever the keys before it hold
+// (another type, or data that arrived later in the same transaction).
+func (c *Call) servedKeys(keys [][]byte) [][]byte {
+	if c.served == nil {
+		return keys
+	}
+	return [][]byte{c.served}
+}
+
 // CanBlock reports whether this call may block: only a command run by a
 // client connection on its own. Inside MULTI/EXEC or a script, blocking
 // commands answer at once, as in Redis.
@@ -185,7 +196,7 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 		}
 		// The waiter's goroutine is parked, so its session (still on the
 		// database it blocked in) is safe to use here.
-		tx.e.serveBlocked(tx, b.sess, b.cmd, b.args, &b.rec)
+		tx.e.serveBlocked(tx, b.sess, b.cmd, b.args, []byte(k.key), &b.rec)
 		b.state = blockServed
 		b.mu.Unlock()
 		r.remove(b)

@@ -149,7 +149,7 @@ func typeOf(ci ClientInfo) clientType {
 
 // clientFlags renders CLIENT LIST's flags= in Redis's letter order: P
 // (subscribed), x (in MULTI), t R B (tracking), the letters the
-// connection owner set, e (no-evict).
+// connection owner set, r (READONLY), e (no-evict).
 func clientFlags(ci ClientInfo) string {
 	var b [16]byte
 	out := b[:0]
@@ -165,6 +165,9 @@ func clientFlags(ci ClientInfo) string {
 		if f != 'N' && f != 'P' && f != 'x' {
 			out = append(out, f)
 		}
+	}
+	if ci.ReadOnly {
+		out = append(out, 'r')
 	}
 	if ci.NoEvict {
 		out = append(out, 'e')

@@ -215,6 +215,11 @@ func (e *Engine) configValue(p configParam) string {
 		return e.ops.debugMode
 	case "requirepass":
 		return e.cfg.RequirePass
+	case "cluster-enabled":
+		if e.cluster.enabled {
+			return "yes"
+		}
+		return "no"
 	case "lock-delay":
 		return strconv.FormatInt(e.locks.delayMs.Load(), 10)
 	// The connection settings live in the engine (protect.go).

@@ -73,6 +73,10 @@ func cmdSelect(c *Call) {
 		c.Err(errIntRange)
 		return
 	}
+	if c.E.cluster.enabled && n != 0 {
+		c.Err(errSelectInCluster)
+		return
+	}
 	if n < 0 || n >= int64(c.E.Databases()) {
 		c.Err(ErrDBIndex)
 		return
@@ -205,7 +209,7 @@ func cmdHello(c *Call) {
 	c.W.BulkString("id")
 	c.W.Int(c.S.ID)
 	c.W.BulkString("mode")
-	c.W.BulkString("standalone")
+	c.W.BulkString(c.E.redisMode())
 	c.W.BulkString("role")
 	c.W.BulkString("master")
 	c.W.BulkString("modules")
@@ -229,6 +233,8 @@ func cmdReset(c *Call) {
 	s.SelectDB(0)
 	s.SetProto(2)
 	s.SetName("")
+	// READONLY ends too (cmd_cluster.go).
+	s.setReadOnly(false)
 	// Back to the default user; a Go API session too, which then obeys
 	// the default user's rules and password like a connection.
 	c.E.setDefaultAuth(s)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"math/rand/v2"
 	"strconv"
 )
 
@@ -59,7 +58,7 @@ func hsetGeneric(c *Call, replyOK bool) {
 	var created int64
 	h.expect((len(c.Args) - 2) / 2)
 	for i := 2; i < len(c.Args); i += 2 {
-		if h.set(c.Args[i], string(c.Args[i+1])) {
+		if h.overwrite(c.Args[i], string(c.Args[i+1])) {
 			created++
 		}
 	}
@@ -310,18 +309,18 @@ func parseRandCount(b []byte) (int64, error) {
 // repeats when count < 0, else min(count, size) distinct ones (all of
 // them, in order, when count >= size). Like Redis it honours any count,
 // streaming the positions rather than allocating them.
-func eachRandom(count int64, size int, fn func(i int)) {
+func eachRandom(e *Engine, count int64, size int, fn func(i int)) {
 	switch {
 	case count < 0:
 		for n := -count; n > 0; n-- {
-			fn(rand.IntN(size))
+			fn(e.randIntN(size))
 		}
 	case count >= int64(size):
 		for i := 0; i < size; i++ {
 			fn(i)
 		}
 	default:
-		for _, i := range randomDistinct(size, int(count)) {
+		for _, i := range randomDistinct(e, size, int(count)) {
 			fn(i)
 		}
 	}
@@ -329,13 +328,13 @@ func eachRandom(count int64, size int, fn func(i int)) {
 
 // randomDistinct returns k distinct random positions below n, in random
 // order, in O(n).
-func randomDistinct(n, k int) []int {
+func randomDistinct(e *Engine, n, k int) []int {
 	p := make([]int, n)
 	for i := range p {
 		p[i] = i
 	}
 	for i := 0; i < k; i++ {
-		j := i + rand.IntN(n-i)
+		j := i + e.randIntN(n-i)
 		p[i], p[j] = p[j], p[i]
 	}
 	return p[:k]
@@ -357,7 +356,7 @@ func replyRandomPairs(c *Call, count int64, size int, withVals bool, emit func(i
 		n *= 2
 	}
 	c.W.Array(int(n))
-	eachRandom(count, size, func(i int) {
+	eachRandom(c.E, count, size, func(i int) {
 		if withVals && c.S.Proto > 2 {
 			c.W.Array(2)
 		}
@@ -397,7 +396,7 @@ func cmdHrandfield(c *Call) {
 			return
 		}
 		h.compact()
-		c.W.BulkString(h.ents[rand.IntN(h.live)].field)
+		c.W.BulkString(h.ents[c.E.randIntN(h.live)].field)
 		return
 	}
 	if h == nil || count == 0 {

@@ -51,7 +51,9 @@ var infoSections = []infoSection{
 	{"modules", "module_list", true, func(b []byte, _ *Call) []byte { return append(b, "# Modules\r\n"...) }},
 	{"commandstats", "", false, infoCommandstats},
 	{"errorstats", "", true, infoErrorstats},
-	{"cluster", "", true, func(b []byte, _ *Call) []byte { return append(b, "# Cluster\r\ncluster_enabled:0\r\n"...) }},
+	{"cluster", "", true, func(b []byte, c *Call) []byte {
+		return infoInt(append(b, "# Cluster\r\n"...), "cluster_enabled", boolInt(c.E.cluster.enabled))
+	}},
 	{"keyspace", "", true, infoKeyspace},
 	// lockredis's own, after Redis's sections; only asked for or with all.
 	{"locks", "", false, infoLocks},
@@ -162,7 +164,7 @@ func infoServer(b []byte, c *Call) []byte {
 	b = infoLine(b, "redis_version", Version)
 	b = infoLine(b, "redis_git_sha1", "00000000")
 	b = infoLine(b, "redis_git_dirty", "0")
-	b = infoLine(b, "redis_mode", "standalone")
+	b = infoLine(b, "redis_mode", c.E.redisMode())
 	b = infoLine(b, "os", osName())
 	b = infoInt(b, "arch_bits", strconv.IntSize)
 	b = infoLine(b, "go_version", runtime.Version())
@@ -228,6 +230,10 @@ func infoMemory(b []byte, c *Call) []byte {
 	b = infoInt(b, "used_memory_startup", engineBaseMemory)
 	b = infoInt(b, "used_memory_dataset", used-engineBaseMemory)
 	b = infoInt(b, "used_memory_go_heap", int64(ms.HeapAlloc))
+	fc := c.E.functionCount() // functions_store.go
+	b = infoInt(b, "number_of_functions", int64(fc.Functions))
+	b = infoInt(b, "number_of_libraries", int64(fc.Libraries))
+	b = infoInt(b, "used_memory_functions", fc.Memory)
 	b = infoInt(b, "maxmemory", maxMem)
 	b = infoLine(b, "maxmemory_human", bytesToHuman(uint64(maxMem)))
 	b = infoLine(b, "maxmemory_policy", c.E.configValue(configParam{name: "maxmemory-policy", def: "noeviction"}))

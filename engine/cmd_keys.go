@@ -175,6 +175,10 @@ func cmdCopy(c *Call) {
 			return
 		}
 	}
+	if c.E.cluster.enabled && (srcDB != 0 || dstDB != 0) {
+		c.Err(errCopyDBInCluster)
+		return
+	}
 	if srcDB == dstDB && bytes.Equal(src, dst) {
 		c.Err(errSameObject)
 		return
@@ -196,6 +200,10 @@ func cmdCopy(c *Call) {
 // cmdMove is MOVE key db: the key and its TTL go to another database,
 // unless the key already exists there.
 func cmdMove(c *Call) {
+	if c.E.cluster.enabled {
+		c.Err(errMoveInCluster)
+		return
+	}
 	key := c.Args[1]
 	dstDB, err := parseDB(c, c.Args[2])
 	if err != nil {

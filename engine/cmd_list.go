@@ -614,7 +614,7 @@ func blockingPop(c *Call, left bool) {
 		return
 	}
 	keys := c.Args[1 : len(c.Args)-1]
-	for _, k := range keys {
+	for _, k := range c.servedKeys(keys) {
 		elems, err := ListPop(c.Tx, k, left, 1)
 		if err != nil {
 			c.Err(err)

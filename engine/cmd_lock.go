@@ -173,8 +173,9 @@ type lockShape struct {
 // shapeOf recognises the layout of v. A string is a lock owned by its
 // value. A hash is a Redisson lock when each field (but a read/write lock's
 // "mode") maps to a positive count. A zset is a semaphore when its scores
-// are whole milliseconds.
-func shapeOf(v Value) lockShape {
+// are whole milliseconds. Hash fields whose expiry has passed at now (unix
+// ms) are not there.
+func shapeOf(v Value, now int64) lockShape {
 	sh := lockShape{kind: lockOther, acquiredMs: -1}
 	switch v.Type {
 	case TypeString:
@@ -183,7 +184,9 @@ func shapeOf(v Value) lockShape {
 		var owners []string
 		var sum int64
 		ok := true
-		decodeHash(v.Payload).each(func(f, val string) {
+		h := decodeHash(v.Payload)
+		h.hideExpired(hashFieldExpiry(v.Payload), now)
+		h.each(func(f, val string) {
 			if f == "mode" {
 				return
 			}
@@ -236,7 +239,7 @@ func cmdLockInfo(c *Call) {
 		return
 	}
 	k := dbKey{c.Tx.DB, string(key)}
-	sh := shapeOf(v)
+	sh := shapeOf(v, c.Tx.Ms)
 	session := false
 	if sh.kind == lockString {
 		if h, ok := c.E.locks.holder(k, sh.owners[0]); ok {
@@ -326,7 +329,7 @@ func cmdLockList(c *Call) {
 	}
 	var entries []entry
 	next, keys := scanKeys(c, cursor, pattern, count, false, func(_ string, v Value) bool {
-		sh := shapeOf(v)
+		sh := shapeOf(v, c.Tx.Ms)
 		if sh.kind == lockOther {
 			return false
 		}

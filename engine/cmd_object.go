@@ -93,6 +93,12 @@ func ObjectEncoding(v Value) string {
 		if isLarge(v.Payload) {
 			return "hashtable"
 		}
+		if hashFieldExpiry(v.Payload) != 0 {
+			// Redis 7.4's listpack with field expiries. Redis keeps it
+			// once the last expiry is gone; lockredis goes back to
+			// "listpack" (the compact encoding without expiry times).
+			return "listpackex"
+		}
 		return "listpack"
 	case TypeSet:
 		if isLarge(v.Payload) {

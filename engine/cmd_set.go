@@ -1,7 +1,5 @@
 package engine
 
-import "math/rand/v2"
-
 // Set commands, as t_set.c in Redis 7.0.
 
 func setCommands() []*Command {
@@ -144,7 +142,7 @@ func cmdSpop(c *Call) {
 		return
 	}
 	if !hasCount {
-		i := rand.IntN(s.size())
+		i := c.E.randIntN(s.size())
 		c.W.BulkString(s.member(i))
 		s.removeAt(i)
 		storeSet(c.Tx, key, s, exp)
@@ -164,7 +162,7 @@ func cmdSpop(c *Call) {
 	c.W.Set(int(count))
 	if remaining*5 > int(count) {
 		popped := make([]bool, size)
-		for _, i := range randomDistinct(size, int(count)) {
+		for _, i := range randomDistinct(c.E, size, int(count)) {
 			c.W.BulkString(s.member(i))
 			popped[i] = true
 		}
@@ -176,7 +174,7 @@ func cmdSpop(c *Call) {
 	// encoding is chosen afresh (a hashtable of integers becomes an
 	// intset), and replies with what is left in the old one.
 	keep := make([]bool, size)
-	for _, i := range randomDistinct(size, remaining) {
+	for _, i := range randomDistinct(c.E, size, remaining) {
 		keep[i] = true
 	}
 	var rest *setObj
@@ -219,7 +217,7 @@ func cmdSrandmember(c *Call) {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(s.member(rand.IntN(s.size())))
+		c.W.BulkString(s.member(c.E.randIntN(s.size())))
 		return
 	}
 	if s == nil || count == 0 {
@@ -227,7 +225,7 @@ func cmdSrandmember(c *Call) {
 		return
 	}
 	c.W.Array(int(randomReplyLen(count, s.size())))
-	eachRandom(count, s.size(), func(i int) { c.W.BulkString(s.member(i)) })
+	eachRandom(c.E, count, s.size(), func(i int) { c.W.BulkString(s.member(i)) })
 }
 
 func cmdSmove(c *Call) {

@@ -102,20 +102,20 @@ func TestSortKeys(t *testing.T) {
 	}
 }
 
-// eventLog records keyspace events.
-type eventLog struct {
+// sortEventLog records keyspace events.
+type sortEventLog struct {
 	mu     sync.Mutex
 	events []string
 }
 
-func (l *eventLog) Receivers([]byte) int { return 1 }
-func (l *eventLog) Deliver(channel, message []byte) {
+func (l *sortEventLog) Receivers([]byte) int { return 1 }
+func (l *sortEventLog) Deliver(channel, message []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, string(channel)+" "+string(message))
 }
 
-func (l *eventLog) take() string {
+func (l *sortEventLog) take() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := strings.Join(l.events, ", ")
@@ -127,7 +127,7 @@ func (l *eventLog) take() string {
 // and COPY, as Redis 7.0 raises them.
 func TestSortDumpCopyEvents(t *testing.T) {
 	te := newTestEngine(t)
-	log := &eventLog{}
+	log := &sortEventLog{}
 	te.SetPublisher(log)
 	te.run([]step{
 		{cmd("RPUSH", "l", "2", "1"), "(integer) 2"},

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -706,27 +705,37 @@ func cmdZrangebylex(c *Call)      { zrangeGeneric(c, zrangeLex, dirForward) }
 func cmdZrevrangebylex(c *Call)   { zrangeGeneric(c, zrangeLex, dirReverse) }
 
 // zrangeGeneric is zrangeGenericCommand for the commands that reply (not
-// ZRANGESTORE): options, conflicts, range parsing, then the lookup, each
-// with Redis's errors in Redis's order.
+// ZRANGESTORE, which is in cmd_zset_algebra.go).
 func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
-	minArg, maxArg := c.Args[2], c.Args[3]
-	withScores := false
+	ents, reverse, withScores, err := zrangeSelect(c, 1, false, kind, dir)
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	replyZrange(c, ents, reverse, withScores)
+}
+
+// zrangeSelect parses a ZRANGE-family request whose source key is at
+// c.Args[src] (options, conflicts, range, then the lookup, each with
+// Redis's errors in Redis's order) and returns the selected entries in
+// forward order; reverse says they are to be walked backwards. store
+// (ZRANGESTORE) refuses WITHSCORES. A missing key selects nothing.
+func zrangeSelect(c *Call, src int, store bool, kind zrangeKind, dir zrangeDir) (ents []zent, reverse, withScores bool, err error) {
+	minArg, maxArg := c.Args[src+1], c.Args[src+2]
 	offset, limit := int64(0), int64(-1)
-	for j := 4; j < len(c.Args); j++ {
+	for j := src + 3; j < len(c.Args); j++ {
 		a := c.Args[j]
 		left := len(c.Args) - j - 1
 		switch {
-		case EqualFold(a, "withscores"):
+		case !store && EqualFold(a, "withscores"):
 			withScores = true
 		case EqualFold(a, "limit") && left >= 2:
 			var ok bool
 			if offset, ok = ParseInt(c.Args[j+1]); !ok {
-				c.Err(ErrNotInteger)
-				return
+				return nil, false, false, ErrNotInteger
 			}
 			if limit, ok = ParseInt(c.Args[j+2]); !ok {
-				c.Err(ErrNotInteger)
-				return
+				return nil, false, false, ErrNotInteger
 			}
 			j += 2
 		case dir == dirAuto && EqualFold(a, "rev"):
@@ -736,21 +745,18 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 		case kind == zrangeAuto && EqualFold(a, "byscore"):
 			kind = zrangeScore
 		default:
-			c.Err(ErrSyntax)
-			return
+			return nil, false, false, ErrSyntax
 		}
 	}
 	if kind == zrangeAuto {
 		kind = zrangeRank
 	}
-	reverse := dir == dirReverse
+	reverse = dir == dirReverse
 	if limit != -1 && kind == zrangeRank {
-		c.Err(errLimitNeedsBy)
-		return
+		return nil, false, false, errLimitNeedsBy
 	}
 	if withScores && kind == zrangeLex {
-		c.Err(errWithscoresBylex)
-		return
+		return nil, false, false, errWithscoresBylex
 	}
 	if reverse && kind != zrangeRank {
 		minArg, maxArg = maxArg, minArg // given as max, min
@@ -758,7 +764,6 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 	var start, end int64
 	var sr scoreRange
 	var lr lexRange
-	var err error
 	switch kind {
 	case zrangeRank:
 		var ok bool
@@ -771,17 +776,11 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 		lr, err = parseLexRange(minArg, maxArg)
 	}
 	if err != nil {
-		c.Err(err)
-		return
+		return nil, false, false, err
 	}
-	z, _, err := loadZset(c.Tx, c.Args[1], true)
-	if err != nil {
-		c.Err(err)
-		return
-	}
-	if z == nil {
-		c.W.Array(0)
-		return
+	z, _, err := loadZset(c.Tx, c.Args[src], true)
+	if err != nil || z == nil {
+		return nil, reverse, withScores, err
 	}
 	var from, to int // positions in forward order
 	ok := false
@@ -792,8 +791,7 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 			from, to = len(z.ents)-1-to, len(z.ents)-1-from
 		}
 		if ok {
-			replyZrange(c, z.ents[from:to+1], reverse, withScores)
-			return
+			return z.ents[from : to+1], reverse, withScores, nil
 		}
 	case zrangeScore:
 		from, to, ok = z.scoreSpan(&sr)
@@ -811,15 +809,13 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 		}
 	}
 	if !ok {
-		c.W.Array(0)
-		return
+		return nil, reverse, withScores, nil
 	}
 	// LIMIT: a negative offset walks past the end (nothing), a negative
 	// count means no limit.
 	span := int64(to - from + 1)
 	if offset < 0 || offset >= span {
-		c.W.Array(0)
-		return
+		return nil, reverse, withScores, nil
 	}
 	n := span - offset
 	if limit >= 0 && limit < n {
@@ -832,7 +828,7 @@ func zrangeGeneric(c *Call, kind zrangeKind, dir zrangeDir) {
 		from += int(offset)
 		to = from + int(n) - 1
 	}
-	replyZrange(c, z.ents[from:to+1], reverse, withScores)
+	return z.ents[from : to+1], reverse, withScores, nil
 }
 
 // replyZrange writes ents (walked backwards when reverse): RESP2 flat
@@ -1046,7 +1042,7 @@ func cmdZrandmember(c *Call) {
 			c.W.Null()
 			return
 		}
-		c.W.BulkString(z.ents[rand.IntN(len(z.ents))].member)
+		c.W.BulkString(z.ents[c.E.randIntN(len(z.ents))].member)
 		return
 	}
 	if z == nil || count == 0 {

@@ -12,12 +12,13 @@ import (
 //
 //	HTTP-looking names (protect.go), lookup, arity, protected commands
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
-//	permissions, OOM, MISCONF (guards.go), subscribed RESP2 context, a
-//	MONITOR client's keyspace commands, BUSY (guards.go), pause, MULTI
-//	queueing, waiting for a running script;
+//	permissions, keys in different slots (cluster mode, cmd_cluster.go),
+//	OOM, MISCONF (guards.go), subscribed RESP2 context, a MONITOR
+//	client's keyspace commands, BUSY (guards.go), pause, MULTI queueing,
+//	waiting for a running script;
 //	for scripts: lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
-//	and OOM on the first write,
+//	and OOM on the first write, keys in different slots (cluster mode),
 //
 // then call runs the handler, where the restart fence (which needs the
 // transaction to see whether a key exists) is the last check, and records
@@ -27,6 +28,9 @@ import (
 // running transaction for a script's redis.call. EXEC runs its queue with
 // call directly, as Redis's execCommand does: the commands were checked
 // when they were queued (and their ACL permissions are checked again).
+//
+// Before the lookup, the Go API's SetError answers every command of a
+// client or a script with its error (forced.go).
 func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 	if len(args) == 0 {
 		return
@@ -50,6 +54,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	// connections: the Go API has no socket an attacker can reach.
 	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
 		e.crossProtocolAttack(s) // protect.go
+		return nil
+	}
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
 		return nil
 	}
 	cmd := e.Table.Lookup(args)
@@ -77,6 +84,17 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
 		return cmd
+	}
+	// Cluster mode: keys in different slots (cmd_cluster.go).
+	if e.cluster.enabled {
+		if err := e.clusterRefusal(s, cmd, args); err != nil {
+			if cmd == e.execCmd {
+				e.rejectExecCrossSlot(s, cmd, w, err)
+			} else {
+				e.reject(s, cmd, args, w, err)
+			}
+			return cmd
+		}
 	}
 	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
 	if err := e.stateRefusal(s, cmd, args); err != nil {
@@ -125,6 +143,9 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 // refusals have their own texts and never concern MULTI, subscriptions or
 // pauses (the script already runs).
 func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
+	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
+		return
+	}
 	cmd := e.Table.Lookup(args)
 	switch {
 	case cmd == nil:
@@ -144,6 +165,12 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 		}
 		if cmd.Flags.Has(FlagWrite) {
 			s.ScriptDirty = true
+		}
+		if e.cluster.enabled {
+			if err := e.scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
+				e.reject(s, cmd, args, w, err)
+				return
+			}
 		}
 		e.run(s, tx, cmd, args, w, time.Now())
 	}
@@ -208,7 +235,9 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	}
 	c.cw = countingWriter{Writer: w, e: e}
 	c.W = &c.cw
-	e.Stats.Commands.Add(1)
+	if !c.S.Direct { // the Go API's back door is no client's command
+		e.Stats.Commands.Add(1)
+	}
 	var outer *Call
 	if c.Tx != nil && c.S.Kind != KindScript {
 		// The client's command a script's redis.call runs for.
@@ -313,10 +342,10 @@ func unknownCommandOrSubcommand(t *Table, args [][]byte) error {
 // serveBlocked runs the command of a blocked client inside the transaction
 // that gave its key data. Its call was counted when it blocked, as Redis
 // counts a blocked command once, when it is served.
-func (e *Engine) serveBlocked(tx *Tx, s *Session, cmd *Command, args [][]byte, w Writer) {
+func (e *Engine) serveBlocked(tx *Tx, s *Session, cmd *Command, args [][]byte, key []byte, w Writer) {
 	tx.DB = s.DB
 	c := tx.pushCall()
-	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx}
+	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx, served: key}
 	// The restart fence holds for a served waiter too: a lock handed over
 	// (LOCK.ACQUIRE WAIT) or a BLMOVE destination would create a key the
 	// fence must refuse; the waiter gets the fence's TRYAGAIN instead.

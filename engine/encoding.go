@@ -19,7 +19,8 @@ import (
 // encoding (hashtable for hashes and sets, skiplist for sorted sets). As in
 // Redis 7.0 a collection never converts back, so the bit must be stored:
 // it decides OBJECT ENCODING, whether HSCAN returns everything at once, and
-// details such as a listpack sorted set storing -0 as 0.
+// details such as a listpack sorted set storing -0 as 0. A hash's bit 1
+// (encFieldTTL) says that its fields carry expiry times (encoding_hash.go).
 //
 // Every command decodes the whole value, changes it and encodes it back:
 // O(n) per write, accepted because lock data is tiny. Strings in a decoded
@@ -167,9 +168,12 @@ func loadHash(tx *Tx, key []byte, read bool) (*hashObj, int64, error) {
 		return nil, 0, err
 	}
 	o := decodeHash(v.Payload)
+	o.hideExpired(hashFieldExpiry(v.Payload), tx.Ms)
 	if o.live == 0 {
-		damaged(tx, key, v.Type)
-		return nil, 0, nil
+		if o.expired == 0 {
+			damaged(tx, key, v.Type)
+		}
+		return nil, 0, nil // every field expired: the sweeper deletes the key
 	}
 	return o, v.ExpireAt, nil
 }
@@ -180,6 +184,12 @@ func damaged(tx *Tx, key []byte, t Type) {
 }
 
 func storeHash(tx *Tx, key []byte, h *hashObj, expireAt int64) {
+	if h.expired > 0 {
+		// This write drops the fields loadHash hid because their time had
+		// passed: they expire now, as Redis's lazy field expiry says.
+		tx.Notify(NotifyHash, "hexpired", key)
+		h.expired = 0
+	}
 	if h.live == 0 {
 		tx.Delete(key)
 		return

@@ -8,7 +8,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -68,6 +67,10 @@ type Config struct {
 	// being served. Nil: SHUTDOWN is refused.
 	Shutdown func(ShutdownFlags)
 
+	// Cluster emulates a single-node cluster (cmd_cluster.go), as does
+	// Params["cluster-enabled"] "yes".
+	Cluster bool
+
 	// Params are extra CONFIG GET values supplied by whoever assembles
 	// the server (port, bind, dir, appendonly...).
 	Params map[string]string
@@ -75,6 +78,10 @@ type Config struct {
 	// changed (name, normalized value), after the engine applied it: the
 	// assembler applies those it owns (loglevel).
 	OnConfigSet func(name, value string)
+
+	// Restore, for an in-memory keyspace, is the content it starts with:
+	// an earlier engine's Snapshot (snapshot.go).
+	Restore *Snapshot
 }
 
 // Publisher delivers PUBLISH messages. The engine counts receivers while
@@ -130,6 +137,11 @@ type Engine struct {
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
 	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
 	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
+	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
+
+	// fieldExpiries: hashes with field expiries, by their earliest one
+	// (hashttl_sweep.go); under the exclusive lock.
+	fieldExpiries expiryQueue
 
 	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
@@ -149,17 +161,24 @@ type Engine struct {
 	afterCond *sync.Cond
 	afterDone uint64
 
-	persist *persister   // nil when the keyspace is in memory (persist.go)
-	fence   *fence       // the restart fence (fence.go)
-	guards  guards       // OOM, MISCONF and BUSY refusals (guards.go)
-	acl     aclState     // ACL users and log (acl.go)
-	tokens  tokenCounter // fencing tokens (token.go)
+	persist   *persister     // nil when the keyspace is in memory (persist.go)
+	fence     *fence         // the restart fence (fence.go)
+	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
+	functions functionsState // persistence, INFO and BUSY of functions (functions_store.go)
+	acl       aclState       // ACL users and log (acl.go)
+	tokens    tokenCounter   // fencing tokens (token.go)
 
 	txPool  sync.Pool
 	started time.Time
 	stop    chan struct{}
 	wg      sync.WaitGroup
 	closed  atomic.Bool
+
+	// The Go API's test controls: the source of random picks (Seed,
+	// random.go) and the error that answers every command (SetError,
+	// forced.go).
+	rand      randSource
+	forcedErr atomic.Pointer[string]
 }
 
 // New opens the keyspace and starts the expiry sweeper.
@@ -238,6 +257,7 @@ func New(cfg Config) (*Engine, error) {
 		stop:     make(chan struct{}),
 		scans:    newScanCache(),
 		fence:    fnc,
+		cluster:  newClusterState(cfg),
 	}
 	if err := e.initGuards(&cfg); err != nil { // guards.go
 		db.Close()
@@ -255,6 +275,13 @@ func New(cfg Config) (*Engine, error) {
 		tx.runFn = tx.run
 		return tx
 	}
+	var lastToken uint64
+	if path == ":memory:" {
+		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
+			db.Close()
+			return nil, err
+		}
+	}
 	maxToken, err := e.countKeys()
 	if err != nil {
 		db.Close()
@@ -263,7 +290,7 @@ func New(cfg Config) (*Engine, error) {
 	if fnc.path != "" {
 		e.tokens.reserve = fnc.reserveTokens
 	}
-	e.tokens.start(fnc.tokensReserved, maxToken)
+	e.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
 	e.blocks.e = e
 	e.tracker.init(e)
 	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
@@ -310,6 +337,9 @@ func (e *Engine) countKeys() (maxToken uint64, err error) {
 			if at := expireAtOf(v); at != 0 {
 				e.volatile[k[0]].Add(1)
 				e.expiries.add(at, k)
+			}
+			if at := storedFieldExpiry(v); at != 0 {
+				e.fieldExpiries.add(at, k)
 			}
 			maxToken = max(maxToken, tokenOf(v))
 			return true
@@ -369,6 +399,7 @@ type Call struct {
 	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
 
 	canBlock bool
+	served   []byte         // the key whose change runs a blocked command (blocking.go)
 	cw       countingWriter // W while the handler runs (dispatch.go)
 	redacted [][]byte       // Args as MONITOR and SLOWLOG show them (Redact)
 }
@@ -460,6 +491,9 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		for _, ent := range tx.expiring {
 			e.expiries.add(ent.at, ent.bkey)
 			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
+		}
+		for _, ent := range tx.fieldExpiring {
+			e.fieldExpiries.add(ent.at, ent.bkey)
 		}
 	}
 	if len(tx.after) > 0 {
@@ -572,5 +606,3 @@ func (e *Engine) NeedsAuth(s *Session) bool {
 	r := e.acl.def.load()
 	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }
-
-func randByte() byte { return byte(rand.IntN(256)) }

@@ -8,6 +8,20 @@ import (
 // Error replies with Redis's exact wording, shared by the command handlers
 // and the dispatcher. Handlers reply with c.Err(err).
 
+// cmd_bitmap.go, cmd_lcs.go
+var (
+	errBitOffset        = replyError("ERR bit offset is not an integer or out of range")
+	errBitValue         = replyError("ERR bit is not an integer or out of range")
+	errBitposBit        = replyError("ERR The bit argument must be 1 or 0.")
+	errBitopNot         = replyError("ERR BITOP NOT must be called with a single source key.")
+	errBitfieldType     = replyError("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")
+	errBitfieldOverflow = replyError("ERR Invalid OVERFLOW type specified")
+	errBitfieldRO       = replyError("ERR BITFIELD_RO only supports the GET subcommand")
+	errLCSKeys          = replyError("ERR The specified keys must contain string values")
+	errLCSLenAndIdx     = replyError("ERR If you want both the length and indexes, please just use IDX.")
+	errLCSMemory        = replyError("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+)
+
 // cmd_client.go
 var (
 	errNoSuchClient    = errors.New("ERR No such client")
@@ -63,6 +77,20 @@ var (
 	errDigestFormat = replyError("ERR must be exactly 16 hexadecimal characters")
 )
 
+// cmd_hash_ttl.go (hash field expiry): Redis 7.4/8.0's texts, from its
+// t_hash.c; no redis-server that new is here to compare with.
+var (
+	errFieldsMissing     = replyError("ERR Mandatory argument FIELDS is missing or not at the right position")
+	errNumFieldsMismatch = replyError("ERR The `numfields` parameter must match the number of arguments")
+	errNumFieldsHexpire  = replyError("ERR Parameter `numFields` should be greater than 0")
+	errNumFieldsPositive = replyError("ERR Number of fields must be a positive integer")
+	errNumFieldsHsetex   = replyError("ERR invalid number of fields")
+	errFieldExpireNeg    = replyError("ERR invalid expire time, must be >= 0")
+	errHsetexMissingTime = replyError("ERR missing expire time")
+	errHsetexCondition   = replyError("ERR Only one of FXX or FNX arguments can be specified")
+	errHsetexExpiration  = replyError("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified")
+)
+
 // cmd_expire.go
 var (
 	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")
@@ -97,6 +125,15 @@ var (
 	errMaxlenNegative  = errors.New("ERR MAXLEN can't be negative")
 	errTimeoutNotFloat = errors.New("ERR timeout is not a float or out of range")
 	errTimeoutRange    = errors.New("ERR timeout is out of range")
+)
+
+// cmd_set_algebra.go, cmd_zset_algebra.go, cmd_mpop.go
+var (
+	errNumkeysPositive = errors.New("ERR numkeys should be greater than 0")
+	errNumkeysTooMany  = errors.New("ERR Number of keys can't be greater than number of args")
+	errLimitNegative   = errors.New("ERR LIMIT can't be negative")
+	errWeightNotFloat  = errors.New("ERR weight value is not a float")
+	errCountPositive   = errors.New("ERR count should be greater than 0")
 )
 
 // cmd_multi.go

@@ -85,6 +85,7 @@ func FuzzValueEncoding(f *testing.F) {
 // whatever the payload held (duplicates, unsorted members, NaN scores).
 func FuzzCollectionEncoding(f *testing.F) {
 	f.Add([]byte(encodeHash(&hashObj{ents: []hashEntry{{field: "a", value: "1"}, {field: "b", value: "2"}}, live: 2})), []byte("a"))
+	f.Add([]byte(encodeHash(&hashObj{ents: []hashEntry{{field: "a", value: "1", at: 1700000000000}, {field: "b", value: "2"}}, live: 2})), []byte("a"))
 	f.Add([]byte(encodeList(&listObj{elems: []string{"x", "", "yy"}})), []byte("x"))
 	f.Add([]byte(encodeSet(&setObj{intset: true, ints: []int64{-3, 0, 1 << 40}})), []byte("0"))
 	f.Add([]byte(encodeSet(&setObj{members: []string{"a", "b", "c"}})), []byte("b"))

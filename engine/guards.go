@@ -349,6 +349,9 @@ func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 // busyRefusal is processCommand's check for a script running too long.
 func (e *Engine) busyRefusal(cmd *Command) error {
 	if e.guards.busyScripts.Load() > 0 && !cmd.Flags.Has(FlagAllowBusy) {
+		if e.functions.busy.Load() > 0 {
+			return errBusyFunction // functions_store.go
+		}
 		return errBusyScript
 	}
 	return nil

@@ -55,6 +55,12 @@ type Session struct {
 	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
 	ScriptReadOnly bool
 
+	// ScriptSlot is the hash slot of the running script's keys, -1 before
+	// it touched one; ScriptCrossSlot lets it touch any (cmd_cluster.go).
+	// Cluster mode only.
+	ScriptSlot      int
+	ScriptCrossSlot bool
+
 	// ScriptCaller is set on a script's session while a script runs: the
 	// EVAL (or EVALSHA...) call running it. A PUBLISH from the script to
 	// the caller's own connection goes out there at once, between the
@@ -70,6 +76,11 @@ type Session struct {
 	// about to subscribe to the pub/sub hub there.
 	BeforeRun func(*Command)
 
+	// Direct marks the Go API's direct helpers (Server.Get, DB(n).Set...),
+	// a test's back door to its data: the forced error (forced.go) does
+	// not refuse them, and total_commands_processed does not count them.
+	Direct bool
+
 	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
 	mu         sync.Mutex
 	name       string
@@ -83,6 +94,7 @@ type Session struct {
 	trackFlags string // CLIENT LIST letters of the tracking mode: t, R, B
 	redir      int64  // CLIENT LIST redir=: -1 while tracking is off
 	noEvict    bool   // CLIENT NO-EVICT ON
+	readOnly   bool   // READONLY in cluster mode (cmd_cluster.go)
 	db         int    // copies of DB and Proto for other readers
 	proto      int
 
@@ -300,6 +312,7 @@ type ClientInfo struct {
 	TrackFlags          string // t, R, B (tracking.go)
 	Redir               int64  // redirect of a tracking client, else -1
 	NoEvict             bool
+	ReadOnly            bool   // READONLY (cluster mode)
 	User                string // ACL user; "default" for sessions without one
 }
 
@@ -322,6 +335,6 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
 		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
 		Proto: s.proto, TrackFlags: s.trackFlags, Redir: s.redir, NoEvict: s.noEvict,
-		User: user,
+		ReadOnly: s.readOnly, User: user,
 	}
 }

@@ -20,6 +20,10 @@ package engine
 // Redis moves its dictionaries whole.
 
 func cmdSwapDB(c *Call) {
+	if c.E.cluster.enabled {
+		c.Err(errSwapDBInCluster)
+		return
+	}
 	id1, ok := parseDBIndex(c.Args[1])
 	if !ok {
 		c.Err(errSwapDBFirst)
@@ -86,6 +90,9 @@ func (tx *Tx) swapDBs(a, b int) {
 			if at := expireAtOf(it.raw); at != 0 {
 				vol++
 				tx.expiring = append(tx.expiring, expiryEntry{at, nk})
+			}
+			if at := storedFieldExpiry(it.raw); at != 0 {
+				tx.fieldExpiring = append(tx.fieldExpiring, expiryEntry{at, nk})
 			}
 		}
 		return vol

@@ -47,9 +47,10 @@ func (e *Engine) expireAfterRead(read *Tx) {
 	e.do(tx, true, read.DB, (*Tx).expireFound)
 }
 
-// Sweep deletes expired keys, at most sweepBatch per transaction so that
-// other clients get the lock in between, until none is left or budget has
-// passed (budget <= 0: until none is left). It returns how many it deleted.
+// Sweep deletes expired keys, then expired hash fields (hashttl_sweep.go),
+// at most sweepBatch keys or hashes per transaction so that other clients
+// get the lock in between, until none is left or budget has passed
+// (budget <= 0: until none is left). It returns how many keys it deleted.
 func (e *Engine) Sweep(budget time.Duration) int {
 	start := time.Now()
 	total := 0
@@ -69,6 +70,7 @@ func (e *Engine) Sweep(budget time.Duration) int {
 				tx.expireKey(ent.bkey)
 				deleted++
 			}
+			popped += tx.expireFieldsDue(sweepBatch - popped)
 		})
 		total += deleted
 		if popped < sweepBatch || (budget > 0 && time.Since(start) > budget) {

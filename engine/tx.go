@@ -43,6 +43,10 @@ type Tx struct {
 	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
 	handingOver bool
 
+	// fieldExpiring: hashes whose earliest field expiry changed, queued
+	// for the sweeper at commit (hashttl_sweep.go).
+	fieldExpiring []expiryEntry
+
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
 	// bcastKeys are the changed keys under a BCAST prefix. readBy and
@@ -123,6 +127,7 @@ func (tx *Tx) reset() {
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
 	tx.expiring = tx.expiring[:0]
+	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.client = nil
 	tx.bcastKeys = nil // kept by a queued broadcast until it ran
 	tx.readBy = nil
@@ -344,6 +349,9 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		tx.volDelta[db]++
 		tx.expiring = append(tx.expiring, expiryEntry{v.ExpireAt, bkey})
 	}
+	if v.Type == TypeHash {
+		tx.queueFieldExpiry(bkey, v.Payload, prev)
+	}
 }
 
 // Delete removes key from the current database and reports whether a live
@@ -436,12 +444,16 @@ func (tx *Tx) FlushDB(db int) {
 // FlushAll deletes every key of every database.
 func (tx *Tx) FlushAll() {
 	tx.notifyFlush(-1)
+	keep := tx.keepFunctions() // functions_store.go
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}
+	keep()
 	tx.wroteAOF = true
 	tx.e.expiries.reset()
 	tx.expiring = tx.expiring[:0]
+	tx.e.fieldExpiries.reset()
+	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.flushedAll = true
 	for i := range tx.keyDelta {
 		tx.keyDelta[i] = -tx.e.keys[i].Load()
@@ -481,7 +493,7 @@ func (tx *Tx) RandomKey(db int) (string, bool) {
 	// Walk from a random key found by a random prefix; fall back to the
 	// first live key. Uniformity is not required by Redis either.
 	for try := 0; try < 5 && !ok; try++ {
-		pivot := []byte{byte(randByte()), byte(randByte())}
+		pivot := []byte{byte(tx.e.randIntN(256)), byte(tx.e.randIntN(256))}
 		tx.scanStored(db, pivot, firstLive)
 	}
 	if !ok {

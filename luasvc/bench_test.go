@@ -32,7 +32,12 @@ func benchRun(b *testing.B, ts *testService, args [][]byte, rec *engine.Recorder
 // BenchmarkRelease is a lock's life in two commands: SET, then the
 // compare-and-delete script.
 func BenchmarkRelease(b *testing.B) {
-	ts := newTestService(b)
+	b.Run("native", func(b *testing.B) { benchRelease(b, Options{}) })
+	b.Run("lua", func(b *testing.B) { benchRelease(b, Options{LuaOnly: true}) })
+}
+
+func benchRelease(b *testing.B, opts Options) {
+	ts := newTestService(b, opts)
 	sha := ts.do("SCRIPT", "LOAD", releaseScript).Str
 	var rec engine.Recorder
 	setArgs := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("token-1")}
@@ -51,7 +56,12 @@ func BenchmarkRelease(b *testing.B) {
 // BenchmarkReentrantAcquire is Redisson's tryLock, reentering a held lock
 // (five commands on a hash), the lock deleted every 64 acquisitions.
 func BenchmarkReentrantAcquire(b *testing.B) {
-	ts := newTestService(b)
+	b.Run("native", func(b *testing.B) { benchReentrantAcquire(b, Options{}) })
+	b.Run("lua", func(b *testing.B) { benchReentrantAcquire(b, Options{LuaOnly: true}) })
+}
+
+func benchReentrantAcquire(b *testing.B, opts Options) {
+	ts := newTestService(b, opts)
 	sha := ts.do("SCRIPT", "LOAD", acquireScript).Str
 	var rec engine.Recorder
 	args := [][]byte{[]byte("EVALSHA"), []byte(sha), []byte("1"), []byte("lock:1"), []byte("30000"), []byte("uuid-1:" + strconv.Itoa(1))}

@@ -75,6 +75,16 @@ type interrupt struct {
 	busyMu   sync.Mutex
 	busyRun  uint64
 	busyName string
+	function bool // runs functions: the engine says FUNCTION KILL in BUSY
+}
+
+// setBusy tells the engine a run turned busy (on) or a busy run ended.
+func (it *interrupt) setBusy(on bool) {
+	if it.function {
+		it.e.SetFunctionBusy(on)
+	} else {
+		it.e.SetScriptBusy(on)
+	}
 }
 
 func newInterrupt(memLimit uint64, e *engine.Engine, logf func(level, format string, args ...any)) *interrupt {
@@ -113,7 +123,7 @@ func (it *interrupt) end() uint64 {
 	why := it.state.Swap(0) & 0xff
 	if it.busyRun != 0 {
 		it.busyRun = 0
-		it.e.SetScriptBusy(false)
+		it.setBusy(false)
 	}
 	it.busyMu.Unlock()
 	return why
@@ -128,10 +138,14 @@ func (it *interrupt) markBusy(run uint64, elapsed time.Duration) {
 		return
 	}
 	it.busyRun = run
-	it.e.SetScriptBusy(true)
+	it.setBusy(true)
+	kill := "SCRIPT KILL"
+	if it.function {
+		kill = "FUNCTION KILL"
+	}
 	it.logf("warning", "Slow script detected: still in execution after %d milliseconds. "+
-		"You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
-		elapsed.Milliseconds(), it.busyName)
+		"You can try killing the script using the %s command. Script name is: %s.",
+		elapsed.Milliseconds(), kill, it.busyName)
 }
 
 // stopRun stops run (its state word without a reason) for reason, unless

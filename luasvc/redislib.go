@@ -75,6 +75,9 @@ func raiseOrReturn(L *lua.LState, raise bool, err *lua.LTable) int {
 	return 1
 }
 
+// emptyArg is an empty argument; never written to.
+var emptyArg = []byte{}
+
 // args turns redis.call's arguments into a command line: strings as they
 // are, numbers formatted as Redis does. The vectors live in v.cmdv until
 // the run ends, so a command may keep them until its transaction commits.
@@ -87,7 +90,13 @@ func (v *vm) args(L *lua.LState) ([][]byte, string) {
 	for i := 1; i <= n; i++ {
 		switch a := L.Get(i).(type) {
 		case lua.LString:
-			// Commands never modify their arguments: share the bytes.
+			// Commands never modify their arguments: share the bytes. An
+			// empty string stays a present, empty argument: handlers
+			// take a nil one for a missing one (SET k v PX "").
+			if len(a) == 0 {
+				v.cmdv = append(v.cmdv, emptyArg)
+				continue
+			}
 			v.cmdv = append(v.cmdv, unsafe.Slice(unsafe.StringData(string(a)), len(a)))
 		case lua.LNumber:
 			v.cmdv = append(v.cmdv, appendArgNumber(nil, float64(a)))

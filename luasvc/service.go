@@ -1,5 +1,6 @@
 // Package luasvc is lockredis's scripting: EVAL, EVALSHA, EVAL_RO,
-// EVALSHA_RO and SCRIPT, run by gopher-lua in a sandbox shaped like Redis
+// EVALSHA_RO and SCRIPT, and Redis 7 functions (FUNCTION, FCALL,
+// FCALL_RO: functions.go), run by gopher-lua in a sandbox shaped like Redis
 // 7.0's: the same globals and libraries (base, string, table, math,
 // coroutine, cjson, bit, struct, cmsgpack, redis), read-only tables, the
 // redis.* API, the reply conversions and the error texts.
@@ -57,6 +58,15 @@ type Options struct {
 	// Logf receives redis.log lines ("debug", "verbose", "notice",
 	// "warning") and the service's own warnings.
 	Logf func(level, format string, args ...any)
+	// LuaOnly runs every script in Lua, the lock scripts native.go
+	// knows included (for tests that compare the two).
+	LuaOnly bool
+}
+
+// sha1hex is the SHA1 of a script's source as SCRIPT LOAD returns it.
+func sha1hex(src string) string {
+	sum := sha1.Sum([]byte(src))
+	return hex.EncodeToString(sum[:])
 }
 
 // limits are the busy threshold and the hard limit of a run starting now.
@@ -97,6 +107,9 @@ type Service struct {
 	all     []*vm // every state, for SCRIPT KILL
 
 	bySHA map[*engine.Command]bool // EVALSHA, EVALSHA_RO: args[1] is a SHA
+	byFn  map[*engine.Command]bool // FCALL, FCALL_RO: args[1] is a function
+
+	funcs functions // FUNCTION and FCALL (functions.go)
 }
 
 // script is one cached script: its source and compiled code. Protos are
@@ -108,6 +121,12 @@ type script struct {
 	shebang  bool // "#!lua" header: flags below are declared
 	noWrites bool // flags=no-writes
 	allowOOM bool // flags=allow-oom
+	// flags=no-cluster, flags=allow-cross-slot-keys (cluster mode:
+	// engine/cmd_cluster.go)
+	noCluster, crossSlot bool
+	// native is the Go body of a lock script clients send verbatim
+	// (native.go), nil for any other.
+	native *nativeScript
 }
 
 // Register creates the service and adds the scripting commands to e's
@@ -125,11 +144,18 @@ func Register(e *engine.Engine, opts Options) *Service {
 
 		replyTableLimit: maxReplyTables,
 	}
+	s.funcs.set = newLibSet()
 	e.Register(s.commands()...)
+	e.Register(s.functionCommands()...)
 	s.bySHA = map[*engine.Command]bool{
 		e.Table.Get([]byte("evalsha")): true, e.Table.Get([]byte("evalsha_ro")): true,
 	}
+	s.byFn = map[*engine.Command]bool{
+		e.Table.Get([]byte("fcall")): true, e.Table.Get([]byte("fcall_ro")): true,
+	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
+	e.SetFunctionCount(s.funcs.counts)
+	s.loadStoredFunctions()
 	return s
 }
 
@@ -213,6 +239,10 @@ func parseNumKeys(c *engine.Call) (int, bool) {
 // run executes sc for c: keys are the numkeys arguments after numkeys.
 func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 	readOnly := c.Cmd.Flags.Has(engine.FlagReadonly)
+	if sc.shebang && sc.noCluster && s.e.ClusterEnabled() {
+		c.Err(engine.ErrScriptNoCluster)
+		return
+	}
 	if readOnly && sc.shebang && !sc.noWrites {
 		c.Err(errWriteFlagRO)
 		return
@@ -238,7 +268,12 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 		s.e.ScriptStarted()
 		defer s.e.ScriptEnded()
 	}
-	v.exec(c, sc, c.Args[3:3+numkeys], c.Args[3+numkeys:], readOnly || sc.noWrites)
+	keys, args := c.Args[3:3+numkeys], c.Args[3+numkeys:]
+	if ns := sc.native; ns != nil && len(keys) >= ns.keys && len(args) >= ns.args {
+		v.execNative(c, sc, ns, keys, args, readOnly)
+	} else {
+		v.exec(c, sc, keys, args, readOnly || sc.noWrites)
+	}
 	s.release(v)
 }
 
@@ -251,7 +286,11 @@ func (s *Service) commandFlags(cmd *engine.Command, args [][]byte) engine.Flags 
 		return f
 	}
 	var sc *script
-	if s.bySHA[cmd] {
+	if s.byFn[cmd] {
+		if f := s.funcs.lookup(args[1]); f != nil {
+			sc = f.sc
+		}
+	} else if s.bySHA[cmd] {
 		sc = s.lookup(args[1])
 	} else {
 		s.mu.RLock()
@@ -336,8 +375,7 @@ func (s *Service) load(body []byte) (*script, error) {
 	if sc != nil {
 		return sc, nil
 	}
-	sum := sha1.Sum(body)
-	sha := hex.EncodeToString(sum[:])
+	sha := sha1hex(string(body))
 	s.mu.RLock()
 	sc = s.scripts[sha]
 	s.mu.RUnlock()
@@ -347,6 +385,9 @@ func (s *Service) load(body []byte) (*script, error) {
 	sc, err := compileScript(sha, string(body))
 	if err != nil {
 		return nil, err
+	}
+	if !s.opts.LuaOnly {
+		sc.native = nativeBySHA[sha]
 	}
 	s.mu.Lock()
 	if old := s.scripts[sha]; old != nil {
@@ -417,6 +458,10 @@ func (s *Service) cmdScriptFlush(c *engine.Call) {
 
 func (s *Service) cmdScriptKill(c *engine.Call) {
 	if !s.Kill() {
+		if s.functionRunning() {
+			c.Err(errBusyFunction) // a function: FUNCTION KILL stops it
+			return
+		}
 		c.Err(errNotBusy)
 		return
 	}
@@ -498,6 +543,10 @@ func parseShebang(body string, sc *script) (int, error) {
 				sc.noWrites = true
 			case "allow-oom":
 				sc.allowOOM = true
+			case "no-cluster":
+				sc.noCluster = true
+			case "allow-cross-slot-keys":
+				sc.crossSlot = true
 			}
 		}
 	}

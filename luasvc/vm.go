@@ -47,8 +47,17 @@ type vm struct {
 	fns map[*script]*lua.LFunction // scripts already instantiated here
 	gen uint64                     // Service.gen the cache belongs to
 
+	// The state that runs functions (functions.go) has no KEYS and ARGV:
+	// a function gets its keys and arguments as parameters. While a
+	// library loads, the globals show loadAPI instead (see loadLibrary).
+	forFunctions bool
+	loadAPI      *lua.LTable
+	loading      *loading // the library being loaded
+	builds       uint64   // build calls: functions made by an older state are gone
+
 	sess *engine.Session // the script's own client: SELECT changes only it
 	w    luaWriter
+	nrun nativeRun         // the run of a native body (native.go)
 	cmdv [][]byte          // backing store of redis.call argument vectors
 	src  map[string]string // chunk names of loadstring chunks -> their source
 	rng  rand48
@@ -103,6 +112,14 @@ func (s *Service) newVM() *vm {
 	return v
 }
 
+// newFunctionVM makes the Lua state functions run in.
+func (s *Service) newFunctionVM() *vm {
+	v := &vm{svc: s, intr: newInterrupt(s.memLimit, s.e, s.opts.Logf), forFunctions: true}
+	v.intr.function = true
+	v.build()
+	return v
+}
+
 // build makes a fresh Lua state.
 func (v *vm) build() {
 	if v.L != nil {
@@ -146,8 +163,10 @@ func (v *vm) build() {
 	v.openLib(g, "cmsgpack", v.msgpackLib())
 	v.openLib(g, "redis", v.redisLib())
 	g.RawSetString("_G", v.env)
-	v.keys.fresh(L, g)
-	v.argv.fresh(L, g)
+	if !v.forFunctions {
+		v.keys.fresh(L, g)
+		v.argv.fresh(L, g)
+	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 
 	// Reading a missing global is an error, as in Redis.
@@ -162,6 +181,10 @@ func (v *vm) build() {
 	}))
 	g.Metatable = missing
 	v.gMetaView = v.roView(missing)
+	if v.forFunctions {
+		v.loadAPI = v.libraryAPI(missing) // functions.go
+	}
+	v.builds++
 
 	// Strings index the real string table; scripts that ask see a
 	// read-only metatable whose __index is the read-only string library.
@@ -252,33 +275,28 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 		fn.Env = v.env
 		v.fns[sc] = fn
 	}
-
-	v.call, v.sc, v.resp = c, sc, 2
-	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
-	v.sess.ScriptCaller = c
-	v.sess.ScriptDirty = false
-	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
-	v.fail = failure{}
-	v.panicked = nil
-	v.ccalls = 1
-	v.cmdv = v.cmdv[:0]
-	v.sess.DB = c.S.DB
-	v.sess.Proto = 2
-	v.json.reset()
-	callerDB := 0
-	if c.Tx != nil {
-		callerDB = c.Tx.DB
-	}
-
-	L := v.L
 	v.keys.fill(keys)
 	v.argv.fill(args)
+	v.run(c, sc, fn, keys, readOnly)
+}
+
+// run calls fn with params for c and writes its reply to c.W: a script
+// (no parameters) or a function (its keys and arguments). sc names it in
+// messages and carries its flags; keys are the declared keys.
+func (v *vm) run(c *engine.Call, sc *script, fn *lua.LFunction, keys [][]byte, readOnly bool, params ...lua.LValue) {
+	callerDB := v.begin(c, sc, keys, readOnly)
+	v.json.reset()
+
+	L := v.L
 	L.SetTop(0)
 	L.Push(fn)
+	for _, p := range params {
+		L.Push(p)
+	}
 	busy, hard := v.svc.limits()
 	v.hard = hard
 	v.intr.begin(busy, hard, sc.sha)
-	err := L.PCall(0, 1, v.errFunc)
+	err := L.PCall(len(params), 1, v.errFunc)
 	stopped := v.intr.end()
 
 	switch {
@@ -305,11 +323,39 @@ func (v *vm) exec(c *engine.Call, sc *script, keys, args [][]byte, readOnly bool
 	v.rebuildIfNeeded()
 }
 
+// begin sets the script's session up for a run of sc for c, by Lua or
+// by a native body, and returns the caller's database, which reset
+// restores.
+func (v *vm) begin(c *engine.Call, sc *script, keys [][]byte, readOnly bool) (callerDB int) {
+	v.call, v.sc, v.resp = c, sc, 2
+	v.sess.ScriptReadOnly = readOnly // Dispatch refuses its writes
+	v.sess.ScriptCaller = c
+	v.sess.ScriptDirty = false
+	v.sess.ScriptAllowOOM = sc.shebang && sc.allowOOM
+	// Cluster mode: the keys a script touches must hash to the slot of
+	// its declared keys, unless it has no shebang (Redis's compatibility
+	// mode) or declares allow-cross-slot-keys (engine/cmd_cluster.go).
+	v.sess.ScriptCrossSlot = !sc.shebang || sc.crossSlot
+	v.sess.ScriptSlot = engine.ScriptSlot(c, keys)
+	v.fail = failure{}
+	v.panicked = nil
+	v.ccalls = 1
+	v.cmdv = v.cmdv[:0]
+	v.sess.DB = c.S.DB
+	v.sess.Proto = 2
+	if c.Tx != nil {
+		callerDB = c.Tx.DB
+	}
+	return callerDB
+}
+
 // reset drops what the run left behind.
 func (v *vm) reset(c *engine.Call, callerDB int) {
 	v.L.SetTop(0)
-	v.keys.clear(v.L, v.globals)
-	v.argv.clear(v.L, v.globals)
+	if !v.forFunctions {
+		v.keys.clear(v.L, v.globals)
+		v.argv.clear(v.L, v.globals)
+	}
 	clear(v.src)
 	for i := range v.cmdv {
 		v.cmdv[i] = nil
@@ -403,8 +449,8 @@ func (v *vm) errHandler(L *lua.LState) int {
 // Redis prints after "on": "@user_script" for scripts, the code itself for
 // loadstring chunks.
 func (v *vm) sourceOf(chunk string) string {
-	if chunk == scriptChunk {
-		return "@" + scriptChunk
+	if chunk == scriptChunk || chunk == functionChunk {
+		return "@" + chunk
 	}
 	if src, ok := v.src[chunk]; ok {
 		return src
@@ -444,11 +490,16 @@ func (v *vm) errorMessage(err error) (msg string, counted bool) {
 	return msg, counted
 }
 
-// positionIn finds "ERR user_script:12: ..." in a message.
+// positionIn finds "ERR user_script:12: ..." (or user_function) in a
+// message.
 func positionIn(msg string) failure {
-	rest, ok := strings.CutPrefix(msg, "ERR "+scriptChunk+":")
+	chunk := scriptChunk
+	rest, ok := strings.CutPrefix(msg, "ERR "+chunk+":")
 	if !ok {
-		return failure{}
+		chunk = functionChunk
+		if rest, ok = strings.CutPrefix(msg, "ERR "+chunk+":"); !ok {
+			return failure{}
+		}
 	}
 	end := strings.IndexByte(rest, ':')
 	if end <= 0 {
@@ -458,7 +509,7 @@ func positionIn(msg string) failure {
 	if err != nil {
 		return failure{}
 	}
-	return failure{set: true, source: "@" + scriptChunk, line: line}
+	return failure{set: true, source: "@" + chunk, line: line}
 }
 
 func (v *vm) stoppedMessage(reason uint64) string {

@@ -53,6 +53,13 @@ var ignoredDirectives = map[string]bool{
 	"always-show-logo": true, "set-proc-title": true, "proc-title-template": true, "tcp-backlog": true,
 	"syslog-enabled": true, "syslog-ident": true, "syslog-facility": true, "crash-log-enabled": true,
 	"crash-memcheck-enabled": true, "acllog-max-len": true,
+	// cluster tuning: the emulated cluster (cluster-enabled yes) is one
+	// node that owns every slot, with no file, peers or failures
+	"cluster-config-file": true, "cluster-node-timeout": true, "cluster-require-full-coverage": true,
+	"cluster-allow-reads-when-down": true, "cluster-allow-pubsubshard-when-down": true,
+	"cluster-replica-validity-factor": true, "cluster-slave-validity-factor": true,
+	"cluster-migration-barrier": true, "cluster-allow-replica-migration": true,
+	"cluster-replica-no-failover": true, "cluster-slave-no-failover": true, "cluster-link-sendbuf-limit": true,
 }
 
 // refusedDirectives are redis.conf directives that would change
@@ -61,7 +68,6 @@ var ignoredDirectives = map[string]bool{
 var refusedDirectives = map[string]struct{ why, harmless string }{
 	"replicaof":              {"lockredis has no replication", ""},
 	"slaveof":                {"lockredis has no replication", ""},
-	"cluster-enabled":        {"lockredis has no cluster mode", "no"},
 	"unixsocket":             {"lockredis listens on TCP only", ""},
 	"unixsocketperm":         {"lockredis listens on TCP only", "0"},
 	"notify-keyspace-events": {"lockredis sends no keyspace notifications", ""},
@@ -197,6 +203,14 @@ func applyDirective(cfg *config, name string, args []string) error {
 				cfg.daemonize = yes
 			}
 		}
+	case "cluster-enabled":
+		var v string
+		if v, err = one(); err == nil {
+			var yes bool
+			if yes, err = engine.ParseYesNo(name, v); err == nil {
+				cfg.clusterEnabled = yes
+			}
+		}
 	case "supervised":
 		var v string
 		if v, err = one(); err == nil {
@@ -287,6 +301,7 @@ func registerDirectiveFlags(fs *pflag.FlagSet, cfg *config) {
 	for _, d := range []struct{ name, usage string }{
 		{"daemonize", "yes|no: lockredis never forks; yes logs that it stays in the foreground"},
 		{"supervised", "no|auto|systemd: tell systemd (NOTIFY_SOCKET) when ready"},
+		{"cluster-enabled", "yes|no: answer as a Redis cluster of one node that owns every slot (CLUSTER SLOTS, CROSSSLOT...)"},
 		{"pidfile", "write the process id to this file while running"},
 		{"client-output-buffer-limit", `"<class> <hard> <soft> <seconds>" (normal, pubsub, replica); repeatable`},
 	} {
@@ -347,6 +362,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("latency-monitor-threshold", func() { out.latencyThreshold = cli.latencyThreshold })
 	set("enable-debug-command", func() { out.enableDebug = cli.enableDebug })
 	set("daemonize", func() { out.daemonize = cli.daemonize })
+	set("cluster-enabled", func() { out.clusterEnabled = cli.clusterEnabled })
 	set("supervised", func() { out.supervised = cli.supervised })
 	set("pidfile", func() { out.pidfile = cli.pidfile })
 	// Limits add up class by class: the command line's come after the file's.

@@ -64,6 +64,9 @@ type config struct {
 	supervised   string   // no|auto|systemd
 	pidfile      string   // written while running
 	outputLimits []string // client-output-buffer-limit lines, in order
+	// clusterEnabled: cluster-enabled, the single-node cluster emulation
+	// (engine/cmd_cluster.go).
+	clusterEnabled bool
 	// ignored are the accepted-and-ignored directives given, with their
 	// values (CONFIG GET reports those it knows).
 	ignored map[string]string
@@ -211,6 +214,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"enable-debug-command":      cfg.enableDebug,
 			"maxclients":                strconv.Itoa(cfg.maxclients),
 			"daemonize":                 yesNo(cfg.daemonize),
+			"cluster-enabled":           yesNo(cfg.clusterEnabled),
 			"supervised":                cfg.supervised,
 			"pidfile":                   cfg.pidfile,
 		},

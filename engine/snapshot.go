@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Snapshot is the keyspace of an in-memory engine, kept by the Go API's
+// Restart so that a restarted embedded server finds its data, as a
+// redis-server restarted with persistence does. It also carries the
+// fencing token counter: tokens only grow, also across restarts, and the
+// largest token of the stored keys is not enough (a deleted key's token
+// must not be handed out again).
+type Snapshot struct {
+	data      []byte
+	nextToken uint64
+}
+
+// Snapshot copies the keyspace of an in-memory engine; it fails for one
+// whose keyspace is a file (restart it from the file instead).
+func (e *Engine) Snapshot() (*Snapshot, error) {
+	if e.persist != nil {
+		return nil, errors.New("engine: the keyspace is a file")
+	}
+	var buf bytes.Buffer
+	if err := e.db.Save(&buf); err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{data: buf.Bytes()}
+	// Read after Save: a token handed out meanwhile is counted too.
+	err := e.db.View(func(*buntdb.Tx) error {
+		snap.nextToken = e.tokens.next
+		return nil
+	})
+	return snap, err
+}
+
+// restore loads snap into a new in-memory keyspace, before New counts the
+// keys, and returns the last token it had handed out.
+func restore(db *buntdb.DB, snap *Snapshot) (lastToken uint64, err error) {
+	if snap == nil {
+		return 0, nil
+	}
+	if err := db.Load(bytes.NewReader(snap.data)); err != nil {
+		return 0, err
+	}
+	return snap.nextToken - 1, nil
+}
