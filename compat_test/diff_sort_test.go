@@ -117,3 +117,14 @@ func TestDiffSort(t *testing.T) {
 		)},
 	})
 }
+
+// TestDiffSortCluster: in cluster mode BY with a pattern and GET are
+// refused, STORE must hash to the sorted key's slot.
+func TestDiffSortCluster(t *testing.T) {
+	runDiffCasesOn(t, newClusterDiffPair(t), []diffCase{{name: "cluster", steps: steps(
+		"RPUSH {l}1 3 1 2", "SORT {l}1", "SORT {l}1 BY nosort", "SORT {l}1 BY w_*", "SORT {l}1 GET #",
+		"SORT {l}1 GET w_* BY w_*", "SORT {l}1 BY w_* GET #", "SORT_RO {l}1 GET #", "SORT {l}1 STORE {l}2",
+		"LRANGE {l}2 0 -1", "SORT {l}1 STORE other", "SORT {l}1 LIMIT 0 1 DESC ALPHA", "SORT {l}1 FOO BY w_*",
+		"DUMP {l}1", "COPY {l}1 {l}3", "COPY {l}1 x", "COPY {l}1 {l}4 DB 0", "COPY {l}1 {l}4 DB 1",
+	)}})
+}

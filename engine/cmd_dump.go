@@ -19,8 +19,20 @@ func dumpCommands() []*Command {
 	}
 }
 
+// cmdDump serializes the value. A hash's field expiries (HEXPIRE, newer
+// than Redis 7.0, whose RDB format has no place for them) are left out:
+// fields already expired are not dumped, the others are dumped without
+// their expiry, and a hash with no field left reads as missing.
 func cmdDump(c *Call) {
 	v, ok := lookupRead(c, c.Args[1])
+	if ok && v.Type == TypeHash && hashFieldExpiry(v.Payload) != 0 {
+		h := decodeHash(v.Payload)
+		h.hideExpired(hashFieldExpiry(v.Payload), c.Tx.Ms)
+		for i := range h.ents {
+			h.ents[i].at = 0
+		}
+		v.Payload, ok = encodeHash(h), h.live > 0
+	}
 	if !ok {
 		c.W.Null()
 		return

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCRC64Redis(t *testing.T) {
@@ -270,4 +271,32 @@ func TestRestoreZiplists(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestDumpHashFieldExpiry: Redis 7.0's format has no field expiries, so
+// DUMP leaves them out, and leaves out the fields already expired; SORT's
+// GET and BY do not see expired fields.
+func TestDumpHashFieldExpiry(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("HSET", "plain", "a", "1", "b", "2"), "(integer) 2"},
+		{cmd("HSET", "onlyb", "b", "2"), "(integer) 1"},
+		{cmd("HSET", "h_x", "a", "1", "b", "2"), "(integer) 2"},
+		{cmd("HPEXPIRE", "h_x", "100", "FIELDS", "1", "a"), "[(integer) 1]"},
+		{cmd("RPUSH", "l", "x"), "(integer) 1"},
+		{cmd("SORT", "l", "BY", "nosort", "GET", "h_*->a"), `["1"]`},
+	})
+	if got, want := te.do("DUMP", "h_x").Str, te.do("DUMP", "plain").Str; got != want {
+		t.Errorf("DUMP with a pending field expiry = %q, want %q", got, want)
+	}
+	te.Clock.FastForward(200 * time.Millisecond)
+	te.run([]step{{cmd("SORT", "l", "ALPHA", "GET", "h_*->a", "GET", "h_*->b"), `[(nil) "2"]`}})
+	if got, want := te.do("DUMP", "h_x").Str, te.do("DUMP", "onlyb").Str; got != want {
+		t.Errorf("DUMP after the field expired = %q, want %q", got, want)
+	}
+	te.run([]step{
+		{cmd("HPEXPIRE", "h_x", "100", "FIELDS", "1", "b"), "[(integer) 1]"},
+	})
+	te.Clock.FastForward(200 * time.Millisecond)
+	te.run([]step{{cmd("DUMP", "h_x"), "(nil)"}})
 }

@@ -17,6 +17,9 @@ var (
 	errSortScore  = errors.New("ERR One or more scores can't be converted into double")
 	errSortByACL  = errors.New("ERR BY option of SORT denied due to insufficient ACL permissions.")
 	errSortGetACL = errors.New("ERR GET option of SORT denied due to insufficient ACL permissions.")
+	// BY and GET name keys in any slot: cluster mode refuses them.
+	errSortByCluster  = errors.New("ERR BY option of SORT denied in Cluster mode.")
+	errSortGetCluster = errors.New("ERR GET option of SORT denied in Cluster mode.")
 )
 
 func sortCommands() []*Command {
@@ -76,11 +79,16 @@ func parseSort(c *Call, readonly bool) (sortOpts, error) {
 			// set, a later BY with a '*' does not undo it, as in Redis.
 			if bytes.IndexByte(o.by, '*') < 0 {
 				o.dontsort = true
+			} else if c.E.cluster.enabled {
+				return o, errSortByCluster
 			} else if !fullKeyAccess(c) {
 				return o, errSortByACL
 			}
 			j++
 		case EqualFold(a, "get") && left >= 1:
+			if c.E.cluster.enabled {
+				return o, errSortGetCluster
+			}
 			if !fullKeyAccess(c) {
 				return o, errSortGetACL
 			}
@@ -351,7 +359,9 @@ func sortLookup(c *Call, pattern []byte, elem string) (string, bool) {
 	if v.Type != TypeHash {
 		return "", false
 	}
-	return decodeHash(v.Payload).get(field)
+	h := decodeHash(v.Payload)
+	h.hideExpired(hashFieldExpiry(v.Payload), c.Tx.Ms)
+	return h.get(field)
 }
 
 // sortConvertZset: Redis 7.0's SORT converts a listpack sorted set to a
