@@ -128,3 +128,34 @@ func TestDiffSortCluster(t *testing.T) {
 		"DUMP {l}1", "COPY {l}1 {l}3", "COPY {l}1 x", "COPY {l}1 {l}4 DB 0", "COPY {l}1 {l}4 DB 1",
 	)}})
 }
+
+// TestDiffSortDumpStats: the keyspace hits and misses SORT (its key and
+// every BY and GET lookup), DUMP, RESTORE, COPY and OBJECT count.
+func TestDiffSortDumpStats(t *testing.T) {
+	p := newDiffPair(t, "")
+	for _, tc := range []struct {
+		name  string
+		steps []diffStep
+	}{
+		{"sort", steps("RPUSH l 1 2 3", "SET w_1 5", "HSET h_2 f 1", "CONFIG RESETSTAT",
+			"SORT l BY w_* GET # GET h_*->f GET x", "SORT nokey", "SORT l BY nosort", "SORT_RO l GET w_* LIMIT 0 1")},
+		{"sort-store", steps("RPUSH l 2 1", "CONFIG RESETSTAT", "SORT l STORE d", "SORT nokey STORE d", "SORT l BY w_* STORE d")},
+		{"dump-restore", steps("SET a 1", "CONFIG RESETSTAT", "DUMP a", "DUMP nokey",
+			"EVAL \"return redis.call('RESTORE', 'b', 0, redis.call('DUMP', 'a'))\" 0", "RESTORE b 0 x", "RESTORE c 0 x")},
+		{"copy-object", steps("SET a 1", "CONFIG RESETSTAT", "COPY a b", "COPY nokey b", "COPY a b", "OBJECT ENCODING a",
+			"OBJECT FREQ nokey", "OBJECT IDLETIME a")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				reportDiffs(t, runSteps(t, p, proto, tc.steps))
+				for _, field := range []string{"keyspace_hits", "keyspace_misses"} {
+					r, l := infoField(t, p.redisCtl, "stats", field), infoField(t, p.lockCtl, "stats", field)
+					if r != l {
+						t.Errorf("INFO %s: redis %q, lockredis %q", field, r, l)
+					}
+				}
+			})
+		})
+	}
+}
