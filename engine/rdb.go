@@ -28,8 +28,8 @@ import (
 //
 // restorePayload reads what Redis 7.0 DUMP writes, and what older
 // versions wrote that 7.0 still reads (plain lists, string-scored sorted
-// sets, ziplists); only zipmaps (Redis 2.4) are refused as "Bad data
-// format". It
+// sets, ziplists); zipmaps (Redis 2.4), streams and module values, which
+// lockredis does not have, are refused as "Bad data format". It
 // checks everything, allocates at most a bounded multiple of the payload,
 // and never panics (FuzzRestorePayload).
 
