@@ -18,6 +18,8 @@ func (e *Engine) registerBuiltins() {
 	e.Register(zsetCommands()...)
 	e.Register(zsetAlgebraCommands()...)
 	e.Register(objectCommands()...)
+	e.Register(sortCommands()...)
+	e.Register(dumpCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(mpopCommands()...)
 	e.Register(lockCommands()...)
