@@ -22,6 +22,16 @@ type Tx struct {
 	DB int
 
 	keyBuf []byte
+	// memo is the stored item GetIn last looked up (memoKey's bytes, as
+	// buntdb keeps them, or memoFound false when there was none), so the
+	// next look at the same key skips buntdb's b-tree: a script's
+	// redis.calls, or a command's read before its write, keep going back
+	// to one key. Every write through this transaction updates it or
+	// drops it (memoWrote, memoDrop).
+	memoKey   []byte
+	memoRaw   string
+	memoFound bool
+	memoOK    bool
 	// readKey and readToken: the last key this write transaction read and
 	// its fencing token (token.go).
 	readKey   []byte
@@ -100,6 +110,8 @@ func (tx *Tx) Rollback() { tx.rollback = true }
 func (tx *Tx) After(fn func()) { tx.after = append(tx.after, fn) }
 
 func (tx *Tx) reset() {
+	tx.memoOK = false
+	tx.memoRaw = ""
 	tx.bt = nil
 	tx.readToken = 0
 	tx.rollback = false
@@ -163,6 +175,25 @@ func (tx *Tx) tmpKey(db int, key []byte) string {
 	return b2s(tx.keyBuf)
 }
 
+// stored is buntdb's Get through the memo.
+func (tx *Tx) stored(bkey string) (string, bool) {
+	if tx.memoOK && string(tx.memoKey) == bkey {
+		return tx.memoRaw, tx.memoFound
+	}
+	raw, err := tx.bt.Get(bkey)
+	tx.memoWrote(bkey, raw, err == nil)
+	return raw, err == nil
+}
+
+// memoWrote records what bkey now holds (found false: nothing).
+func (tx *Tx) memoWrote(bkey, raw string, found bool) {
+	tx.memoKey = append(tx.memoKey[:0], bkey...)
+	tx.memoRaw, tx.memoFound, tx.memoOK = raw, found, true
+}
+
+// memoDrop forgets the memo: a write whose result it does not know.
+func (tx *Tx) memoDrop() { tx.memoOK, tx.memoRaw = false, "" }
+
 func storeKey(db int, key []byte) string {
 	b := make([]byte, 1+len(key))
 	b[0] = byte(db)
@@ -180,8 +211,8 @@ func (tx *Tx) Get(key []byte) (Value, bool) {
 // its expiry millisecond and gone after it (expired when now > expireAt).
 func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	bkey := tx.tmpKey(db, key)
-	raw, err := tx.bt.Get(bkey)
-	if err != nil {
+	raw, ok := tx.stored(bkey)
+	if !ok {
 		return Value{}, false
 	}
 	v := decodeValue(raw)
@@ -332,6 +363,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
 	}
+	tx.memoWrote(bkey, enc, true)
 	tx.wroteAOF = true
 	if tx.flushedAll {
 		prev, replaced = before, existed
@@ -342,10 +374,12 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		v.Token = tokenOf(prev)
 		enc = encodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
+		tx.memoWrote(bkey, enc, true)
 	case !live && !fresh:
 		v.Token = tx.e.tokens.take(tx.e.cfg.Logf)
 		enc = encodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
+		tx.memoWrote(bkey, enc, true)
 	case !live:
 		tx.e.tokens.take(tx.e.cfg.Logf)
 	}
@@ -397,6 +431,7 @@ func (tx *Tx) DeleteIn(db int, key []byte) bool {
 // there was one.
 func (tx *Tx) remove(bkey string, db int) bool {
 	prev, err := tx.bt.Delete(bkey)
+	tx.memoWrote(bkey, "", false)
 	if err != nil {
 		return false
 	}
@@ -469,6 +504,7 @@ func (tx *Tx) FlushDB(db int) {
 func (tx *Tx) FlushAll() {
 	tx.notifyFlush(-1)
 	keep := tx.keepFunctions() // functions_store.go
+	tx.memoDrop()
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}
