@@ -4,10 +4,12 @@
 # the worst and p99 latency a third client sees for SET NX PX / GET
 # meanwhile, the server's RSS growth and CPU time, and when the subscriber
 # was dropped; with the default client-output-buffer-limit pubsub and with
-# "pubsub 0 0 0". The servers take turns ROUNDS times; medians.
+# "pubsub 0 0 0", and with no subscriber (the baseline: what the big
+# PUBLISH commands cost by themselves). The servers take turns ROUNDS
+# times; medians.
 #
 #   compat_test/bench/stall.sh                  # 300 MB, 3 rounds
-#   MB=100 ROUNDS=5 MODE=off compat_test/bench/stall.sh
+#   MB=100 ROUNDS=5 MODE=off compat_test/bench/stall.sh   # MODE: default, off or none
 #
 # Needs go, redis-server and redis-cli (apt-get install redis-server
 # redis-tools). Exits non-zero on any command error.

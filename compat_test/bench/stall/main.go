@@ -10,9 +10,12 @@
 // that reaches nobody). Each run is done twice: with the default
 // client-output-buffer-limit pubsub (32mb 8mb 60 on both servers), which
 // disconnects the subscriber, and with "pubsub 0 0 0", so that all of it
-// queues. The servers take turns; medians over the rounds, as rows of the
-// table compat_test/bench/run.sh prints, with ratios lockredis /
-// redis-server.
+// queues; and once more with no subscriber at all, the baseline: what
+// reading and running that many big PUBLISH commands costs by itself. The
+// servers take turns; medians over the rounds, as rows of a table like
+// the one compat_test/bench/run.sh prints, with ratios lockredis /
+// redis-server. Single runs move a lot on a shared machine: the per-run
+// numbers go to stderr.
 //
 // It exits non-zero when a command gets an error or an unexpected reply.
 package main
@@ -56,6 +59,7 @@ type result struct {
 type mode struct {
 	name  string
 	limit string // client-output-buffer-limit pubsub
+	noSub bool   // publish to nobody: what the rest costs
 }
 
 func main() {
@@ -65,7 +69,7 @@ func main() {
 	lockPid := flag.Int("lock-pid", 0, "lockredis process id")
 	mb := flag.Int("mb", 300, "megabytes published per run")
 	rounds := flag.Int("rounds", 3, "rounds; the servers take turns in each")
-	only := flag.String("mode", "", "run only this limit mode (default or off)")
+	only := flag.String("mode", "", "run only this mode: default, off or none")
 	flag.Parse()
 	if *redisAddr == "" || *lockAddr == "" || *redisPid == 0 || *lockPid == 0 || *rounds < 1 || *mb < 1 {
 		flag.Usage()
@@ -73,13 +77,19 @@ func main() {
 	}
 	servers := []server{{"redis-server", *redisAddr, *redisPid}, {"lockredis", *lockAddr, *lockPid}}
 	modes := []mode{
-		{"default limit (pubsub 32mb 8mb 60)", "pubsub 33554432 8388608 60"},
-		{"no limit (pubsub 0 0 0)", "pubsub 0 0 0"},
+		{"default limit (pubsub 32mb 8mb 60)", "pubsub 33554432 8388608 60", false},
+		{"no limit (pubsub 0 0 0)", "pubsub 0 0 0", false},
+		// The same publishing with no subscriber at all: what reading and
+		// running the PUBLISH commands costs by itself.
+		{"no subscriber (baseline)", "pubsub 33554432 8388608 60", true},
 	}
-	if *only == "default" {
+	switch *only {
+	case "default":
 		modes = modes[:1]
-	} else if *only == "off" {
-		modes = modes[1:]
+	case "off":
+		modes = modes[1:2]
+	case "none":
+		modes = modes[2:]
 	}
 	results := make([][2][]result, len(modes))
 	failed := false
@@ -119,7 +129,9 @@ func main() {
 		row("RSS growth MB", func(x result) float64 { return x.rssMB }, "%.0f")
 		row("server CPU s", func(x result) float64 { return x.cpu.Seconds() }, "%.2f")
 		row("publishing s", func(x result) float64 { return x.pubSecs }, "%.2f")
-		fmt.Printf("| %s, subscriber dropped after | %s | %s | - |\n", m.name, cuts(r), cuts(l))
+		if !m.noSub {
+			fmt.Printf("| %s, subscriber dropped after | %s | %s | - |\n", m.name, cuts(r), cuts(l))
+		}
 	}
 	if failed {
 		os.Exit(1)
@@ -299,11 +311,14 @@ func run(s server, m mode, total int64, seed int64) (result, error) {
 	}
 	time.Sleep(200 * time.Millisecond)
 
-	sub, err := stalledSubscriber(s.addr)
-	if err != nil {
-		return result{}, err
+	var sub net.Conn
+	if !m.noSub {
+		sub, err = stalledSubscriber(s.addr)
+		if err != nil {
+			return result{}, err
+		}
 	}
-	subOpen := true
+	subOpen := !m.noSub
 	defer func() {
 		if subOpen {
 			sub.Close()
@@ -397,7 +412,7 @@ func run(s server, m mode, total int64, seed int64) (result, error) {
 			switch r {
 			case ":1":
 			case ":0":
-				if cut < 0 {
+				if cut < 0 && !m.noSub {
 					cut = upTo
 				}
 			default:
@@ -460,7 +475,9 @@ func run(s server, m mode, total int64, seed int64) (result, error) {
 
 	// Drop the subscriber and wait until the server has let it go, so
 	// that the next run starts clean.
-	sub.Close()
+	if sub != nil {
+		sub.Close()
+	}
 	subOpen = false
 	for i := 0; i < 500; i++ {
 		r, err := ctl.do("PUBLISH", channel, "x")
