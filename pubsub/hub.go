@@ -52,6 +52,7 @@ type Hub struct {
 	bySess       map[*engine.Session]*Subscriber
 
 	messages atomic.Int64 // messages delivered, for INFO
+	pool     chunkPool    // subscribers' written queue chunks, for reuse
 }
 
 // NewHub makes an empty hub.
