@@ -144,6 +144,7 @@ type Server struct {
 	opts Options
 	eng  *engine.Engine
 	srv  *resp.Server
+	hub  *pubsub.Hub    // PUBLISH and keyspace events (Subscribe)
 	lns  []net.Listener // Addr() is the first
 	tlns []net.Listener // TLS listeners (Options.TLSConfig)
 
@@ -342,6 +343,7 @@ func (s *Server) start() error {
 		return pubsub.Limits{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
 	})
 	pubsub.Register(eng, hub)
+	s.hub = hub
 	luasvc.Register(eng, luasvc.Options{Logf: s.opts.Logf})
 	// Every command is registered: the ACL file's rules can name them.
 	if err := eng.LoadACLFile(); err != nil {

@@ -42,3 +42,27 @@ func ExampleStartCluster() {
 	// node 0 still holds it: false
 	// node 1 still holds it: true
 }
+
+// Waiting for a key to expire: subscribe to the "expired" keyspace event,
+// then move the server's clock past the key's TTL. In a test,
+// lockredis.RunT(t) starts the server and closes it when the test ends.
+func ExampleServer_Subscribe() {
+	srv, err := lockredis.Run()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	// As in Redis, no event is published until notify-keyspace-events
+	// asks for it: E (keyevent channels), x (expired).
+	srv.Do("CONFIG", "SET", "notify-keyspace-events", "Ex")
+	sub := srv.Subscribe("__keyevent@0__:expired")
+	defer sub.Close()
+
+	srv.Do("SET", "session:42", "alice", "PX", "30000")
+	srv.FastForward(31 * time.Second)
+
+	msg := <-sub.C
+	fmt.Println(msg.Channel, msg.Message)
+	// Output:
+	// __keyevent@0__:expired session:42
+}

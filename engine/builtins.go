@@ -20,6 +20,8 @@ func (e *Engine) registerBuiltins() {
 	e.Register(geoCommands()...)
 	e.Register(hllCommands()...)
 	e.Register(objectCommands()...)
+	e.Register(sortCommands()...)
+	e.Register(dumpCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(mpopCommands()...)
 	e.Register(lockCommands()...)

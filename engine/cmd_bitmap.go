@@ -547,6 +547,12 @@ func bitfieldGeneric(c *Call, readOnly bool) {
 		}
 		buf, dirty = growBits(v.Payload, highest)
 		dirty = dirty || !found
+		if !found {
+			// Redis creates the key before it answers
+			// (lookupStringForBitCommand), so its "new" event comes
+			// first. Put copies buf.
+			putBits(c, key, v, buf)
+		}
 	}
 
 	c.W.Array(len(ops))

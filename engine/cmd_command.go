@@ -347,6 +347,9 @@ func commandKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
 	if keys, ok := setKeys(cmd, args); ok {
 		return keys, true
 	}
+	if keys, ok := sortKeys(cmd, args); ok {
+		return keys, true
+	}
 	keys, ok := keysFromSpecs(cmd, args)
 	if ok {
 		return keys, true

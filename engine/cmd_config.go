@@ -465,6 +465,11 @@ func (p configParam) normalize(val []byte) (string, string) {
 		if !ok {
 			return "", errNotifyClasses
 		}
+		if f&NotifyAll == NotifyAll && f&NotifyNew != 0 {
+			// String hides 'n' after 'A' (as Redis 7.0's CONFIG GET);
+			// the value applied must keep it.
+			return f.String() + "n", ""
+		}
 		return f.String(), ""
 	case kindOutputLimits:
 		if _, why := parseOutputLimits(string(val)); why != "" {

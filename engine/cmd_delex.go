@@ -105,6 +105,7 @@ func cmdDelEx(c *Call) {
 	key := c.Args[1]
 	if len(c.Args) == 2 {
 		if c.Tx.Delete(key) {
+			c.Tx.Notify(NotifyGeneric, "del", key)
 			c.W.Int(1)
 		} else {
 			c.W.Int(0)
@@ -159,6 +160,7 @@ func cmdDelEx(c *Call) {
 		return
 	}
 	c.Tx.Delete(key)
+	c.Tx.Notify(NotifyGeneric, "del", key)
 	c.W.Int(1)
 }
 
@@ -177,6 +179,7 @@ func cmdDelIfEq(c *Call) {
 		c.W.Int(0)
 	default:
 		c.Tx.Delete(key)
+		c.Tx.Notify(NotifyGeneric, "del", key)
 		c.W.Int(1)
 	}
 }

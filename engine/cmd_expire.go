@@ -112,12 +112,14 @@ func expireGeneric(c *Call, basetime int64, seconds bool) {
 	}
 	if when <= c.Tx.Ms {
 		c.Tx.Delete(key)
+		c.Tx.Notify(NotifyGeneric, "del", key)
 		c.W.Int(1)
 		return
 	}
 	v.ExpireAt = when
 	c.Tx.Put(key, v)
-	c.W.Int(1)
+	c.W.Int(1) // Redis replies before it raises the event
+	c.Tx.Notify(NotifyGeneric, "expire", key)
 }
 
 func cmdTTL(c *Call)         { ttlGeneric(c, false, false) }
@@ -162,5 +164,6 @@ func cmdPersist(c *Call) {
 	}
 	v.ExpireAt = 0
 	c.Tx.Put(key, v)
+	c.Tx.Notify(NotifyGeneric, "persist", key)
 	c.W.Int(1)
 }

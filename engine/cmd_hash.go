@@ -63,11 +63,13 @@ func hsetGeneric(c *Call, replyOK bool) {
 		}
 	}
 	storeHash(c.Tx, key, h, exp)
+	// Redis replies before it raises the event.
 	if replyOK {
 		c.OK()
-		return
+	} else {
+		c.W.Int(created)
 	}
-	c.W.Int(created)
+	c.Tx.Notify(NotifyHash, "hset", key)
 }
 
 func cmdHsetnx(c *Call) {
@@ -83,6 +85,7 @@ func cmdHsetnx(c *Call) {
 	h.set(c.Args[2], string(c.Args[3]))
 	storeHash(c.Tx, key, h, exp)
 	c.W.Int(1)
+	c.Tx.Notify(NotifyHash, "hset", key)
 }
 
 func cmdHget(c *Call) {
@@ -145,6 +148,10 @@ func cmdHdel(c *Call) {
 	}
 	if deleted > 0 {
 		storeHash(c.Tx, key, h, exp)
+		c.Tx.Notify(NotifyHash, "hdel", key)
+		if h.live == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(deleted)
 }
@@ -187,6 +194,7 @@ func cmdHincrby(c *Call) {
 	h.set(c.Args[2], strconv.FormatInt(cur, 10))
 	storeHash(c.Tx, key, h, exp)
 	c.W.Int(cur)
+	c.Tx.Notify(NotifyHash, "hincrby", key)
 }
 
 func cmdHincrbyfloat(c *Call) {
@@ -227,6 +235,7 @@ func cmdHincrbyfloat(c *Call) {
 	h.set(c.Args[2], sum)
 	storeHash(c.Tx, key, h, exp)
 	c.W.BulkString(sum)
+	c.Tx.Notify(NotifyHash, "hincrbyfloat", key)
 }
 
 func cmdHlen(c *Call) {

@@ -352,14 +352,15 @@ func TestHashTTLOtherCommands(t *testing.T) {
 	})
 }
 
-// eventLog is a Publisher that records keyspace events.
-type eventLog struct {
+// keyeventLog is a Publisher that records __keyevent@0__ events as
+// "event key".
+type keyeventLog struct {
 	mu     sync.Mutex
 	events []string
 }
 
-func (l *eventLog) Receivers([]byte) int { return 1 }
-func (l *eventLog) Deliver(channel, msg []byte) {
+func (l *keyeventLog) Receivers([]byte) int { return 1 }
+func (l *keyeventLog) Deliver(channel, msg []byte) {
 	if ev, ok := strings.CutPrefix(string(channel), "__keyevent@0__:"); ok {
 		l.mu.Lock()
 		l.events = append(l.events, ev+" "+string(msg))
@@ -367,7 +368,7 @@ func (l *eventLog) Deliver(channel, msg []byte) {
 	}
 }
 
-func (l *eventLog) take() string {
+func (l *keyeventLog) take() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := strings.Join(l.events, ", ")
@@ -413,7 +414,7 @@ func TestHashTTLEvents(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newLazyExpiryEngine(t)
-			log := &eventLog{}
+			log := &keyeventLog{}
 			te.SetPublisher(log)
 			te.do("HSET", "h", "a", "1", "b", "2")
 			for _, c := range tc.setup {

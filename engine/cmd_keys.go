@@ -34,6 +34,7 @@ func lookupRead(c *Call, key []byte) (Value, bool) {
 		c.E.Stats.KeyspaceHits.Add(1)
 	} else {
 		c.E.Stats.KeyspaceMisses.Add(1)
+		c.Tx.notifyKeyMiss(key)
 	}
 	return v, ok
 }
@@ -43,6 +44,7 @@ func cmdDel(c *Call) {
 	var n int64
 	for _, k := range c.Args[1:] {
 		if c.Tx.Delete(k) {
+			c.Tx.Notify(NotifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -117,12 +119,19 @@ func renameGeneric(c *Call, nx bool) {
 		renameReply(c, nx, false)
 		return
 	}
-	if nx && c.Tx.Exists(dst) {
+	existed := c.Tx.Exists(dst)
+	if nx && existed {
 		renameReply(c, nx, false)
 		return
 	}
 	c.Tx.Put(dst, v)
+	if existed {
+		// Redis deletes the destination and adds it anew.
+		c.Tx.notifyNew(c.Tx.DB, dst)
+	}
 	c.Tx.Delete(src)
+	c.Tx.Notify(NotifyGeneric, "rename_from", src)
+	c.Tx.Notify(NotifyGeneric, "rename_to", dst)
 	renameReply(c, nx, true)
 }
 
@@ -188,11 +197,16 @@ func cmdCopy(c *Call) {
 		c.W.Int(0)
 		return
 	}
-	if _, exists := c.Tx.GetIn(dstDB, dst); exists && !replace {
+	_, exists := c.Tx.GetIn(dstDB, dst)
+	if exists && !replace {
 		c.W.Int(0)
 		return
 	}
 	c.Tx.PutIn(dstDB, dst, v)
+	if exists {
+		c.Tx.notifyNew(dstDB, dst) // deleted and added anew, as in Redis
+	}
+	c.Tx.NotifyDB(dstDB, NotifyGeneric, "copy_to", dst)
 	c.W.Int(1)
 }
 
@@ -224,5 +238,7 @@ func cmdMove(c *Call) {
 	}
 	c.Tx.PutIn(dstDB, key, v)
 	c.Tx.Delete(key)
+	c.Tx.Notify(NotifyGeneric, "move_from", key)
+	c.Tx.NotifyDB(dstDB, NotifyGeneric, "move_to", key)
 	c.W.Int(1)
 }

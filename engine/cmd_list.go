@@ -164,7 +164,35 @@ func pushCommand(c *Call, left, onlyIfExists bool) {
 		c.Err(err)
 		return
 	}
-	c.W.Int(n)
+	c.W.Int(n) // Redis replies before it raises the event
+	if n > 0 {
+		c.Tx.Notify(NotifyList, pushEvent(left), c.Args[1])
+	}
+}
+
+// pushEvent and popEvent are the keyspace events of a push or pop at the
+// head (left) or the tail.
+func pushEvent(left bool) string {
+	if left {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(left bool) string {
+	if left {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+// notifyPopped raises a pop's events: the pop, then "del" when it emptied
+// the list (Redis's listElementsRemoved).
+func notifyPopped(c *Call, key []byte, left, emptied bool) {
+	c.Tx.Notify(NotifyList, popEvent(left), key)
+	if emptied {
+		c.Tx.Notify(NotifyGeneric, "del", key)
+	}
 }
 
 func cmdLpush(c *Call)  { pushCommand(c, true, false) }
@@ -219,6 +247,7 @@ func popCommand(c *Call, left bool) {
 	if !hasCount {
 		c.W.BulkString(l.pop(left, 1)[0])
 		storeList(c.Tx, key, l, exp)
+		notifyPopped(c, key, left, len(l.elems) == 0)
 		return
 	}
 	out := l.pop(left, int(min(count, int64(len(l.elems)))))
@@ -227,6 +256,7 @@ func popCommand(c *Call, left bool) {
 	for _, e := range out {
 		c.W.BulkString(e)
 	}
+	notifyPopped(c, key, left, len(l.elems) == 0)
 }
 
 func cmdLpop(c *Call) { popCommand(c, true) }
@@ -347,6 +377,10 @@ func cmdLrem(c *Call) {
 		}
 		l.elems = out
 		storeList(c.Tx, key, l, exp)
+		c.Tx.Notify(NotifyList, "lrem", key)
+		if len(l.elems) == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(removed)
 }
@@ -377,6 +411,7 @@ func cmdLset(c *Call) {
 	l.elems[index] = string(c.Args[3])
 	storeList(c.Tx, key, l, exp)
 	c.OK()
+	c.Tx.Notify(NotifyList, "lset", key)
 }
 
 func cmdLtrim(c *Call) {
@@ -403,6 +438,10 @@ func cmdLtrim(c *Call) {
 	// Stored even when nothing was trimmed: Redis signals the key (WATCH)
 	// unconditionally.
 	storeList(c.Tx, key, l, exp)
+	c.Tx.Notify(NotifyList, "ltrim", key)
+	if len(l.elems) == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", key)
+	}
 	c.OK()
 }
 
@@ -437,6 +476,7 @@ func cmdLinsert(c *Call) {
 		copy(l.elems[i+1:], l.elems[i:])
 		l.elems[i] = string(c.Args[4])
 		storeList(c.Tx, key, l, exp)
+		c.Tx.Notify(NotifyList, "linsert", key)
 		c.W.Int(int64(len(l.elems)))
 		return
 	}
@@ -544,8 +584,18 @@ func moveCommand(c *Call, fromLeft, toLeft bool) {
 	case !ok:
 		c.W.Null()
 	default:
-		c.W.BulkString(elem)
+		movedReply(c, elem, fromLeft, toLeft)
 	}
+}
+
+// movedReply replies with the element LMOVE (BLMOVE...) moved, amid its
+// events in Redis's order: the push, the reply, the pop, and "del" when
+// the source is gone.
+func movedReply(c *Call, elem string, fromLeft, toLeft bool) {
+	src, dst := c.Args[1], c.Args[2]
+	c.Tx.Notify(NotifyList, pushEvent(toLeft), dst)
+	c.W.BulkString(elem)
+	notifyPopped(c, src, fromLeft, !bytes.Equal(src, dst) && !c.Tx.Exists(src))
 }
 
 func cmdLmove(c *Call) {
@@ -624,6 +674,7 @@ func blockingPop(c *Call, left bool) {
 			c.W.Array(2)
 			c.W.Bulk(k)
 			c.W.BulkString(elems[0])
+			notifyPopped(c, k, left, !c.Tx.Exists(k))
 			return
 		}
 	}
@@ -655,7 +706,7 @@ func blockingMove(c *Call, fromLeft, toLeft bool, timeoutArg []byte) {
 	case err != nil:
 		c.Err(err)
 	case ok:
-		c.W.BulkString(elem)
+		movedReply(c, elem, fromLeft, toLeft)
 	case !c.CanBlock():
 		c.W.Null()
 	default:

@@ -95,6 +95,7 @@ func cmdLockAcquire(c *Call) {
 		// the TTL and answer the same token.
 		v.ExpireAt = tx.Ms + ttl
 		tx.Put(key, v)
+		tx.Notify(NotifyGeneric, "expire", key) // as a PEXPIRE
 	case exists || (c.E.blocks.lockWaiters(k) > 0 && !r.servedWaiter(c.S)):
 		// Held (by another owner, or as another type, as SET NX sees it),
 		// or freed inside this very transaction with clients queued for
@@ -110,7 +111,11 @@ func cmdLockAcquire(c *Call) {
 		r.armExpiry(k, v, exists, c.E.blocks.lockWaiters(k))
 		return
 	default:
+		// A grant, whether at once or to a queued waiter, is a
+		// SET key owner PX ttl NX: "new", "set", "expire".
 		tx.Put(key, Value{Type: TypeString, ExpireAt: tx.Ms + ttl, Payload: owner})
+		tx.Notify(NotifyString, "set", key)
+		tx.Notify(NotifyGeneric, "expire", key)
 	}
 	token, _ := tx.Token(key)
 	r.granted(tx, c.S, k, owner, token, session, delayMs)
@@ -133,6 +138,7 @@ func cmdLockRelease(c *Call) {
 		return
 	}
 	c.Tx.Delete(c.Args[1])
+	c.Tx.Notify(NotifyGeneric, "del", c.Args[1]) // as a DEL
 	c.W.Int(1)
 }
 
@@ -150,7 +156,8 @@ func cmdLockExtend(c *Call) {
 	}
 	v.ExpireAt = c.Tx.Ms + ttl
 	c.Tx.Put(c.Args[1], v)
-	c.W.Int(1)
+	c.W.Int(1) // as a PEXPIRE: the reply, then the event
+	c.Tx.Notify(NotifyGeneric, "expire", c.Args[1])
 }
 
 // Lock kinds LOCK.INFO and LOCK.LIST recognise, by the layouts unmodified

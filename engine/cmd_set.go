@@ -30,6 +30,7 @@ func cmdSadd(c *Call) {
 	added := s.addMany(c.Args[2:])
 	if added > 0 {
 		storeSet(c.Tx, key, s, exp)
+		c.Tx.Notify(NotifySet, "sadd", key)
 	}
 	c.W.Int(int64(added))
 }
@@ -48,6 +49,10 @@ func cmdSrem(c *Call) {
 	deleted := s.removeMany(c.Args[2:])
 	if deleted > 0 {
 		storeSet(c.Tx, key, s, exp)
+		c.Tx.Notify(NotifySet, "srem", key)
+		if s.size() == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(int64(deleted))
 }
@@ -143,19 +148,25 @@ func cmdSpop(c *Call) {
 	}
 	if !hasCount {
 		i := c.E.randIntN(s.size())
+		c.Tx.Notify(NotifySet, "spop", key) // before the reply, as Redis
 		c.W.BulkString(s.member(i))
 		s.removeAt(i)
 		storeSet(c.Tx, key, s, exp)
+		if s.size() == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 		return
 	}
 	if count == 0 {
 		c.W.Set(0)
 		return
 	}
+	c.Tx.Notify(NotifySet, "spop", key)
 	size := s.size()
 	if count >= int64(size) {
 		replySetMembers(c, s)
 		c.Tx.Delete(key)
+		c.Tx.Notify(NotifyGeneric, "del", key)
 		return
 	}
 	remaining := size - int(count)
@@ -257,11 +268,16 @@ func cmdSmove(c *Call) {
 		return
 	}
 	storeSet(c.Tx, srcKey, src, sexp)
+	c.Tx.Notify(NotifySet, "srem", srcKey)
+	if src.size() == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", srcKey)
+	}
 	if dst == nil {
 		dst = newSetFor(m)
 	}
 	if dst.add(m) {
 		storeSet(c.Tx, dstKey, dst, dexp)
+		c.Tx.Notify(NotifySet, "sadd", dstKey)
 	}
 	c.W.Int(1)
 }

@@ -256,6 +256,10 @@ func setGeneric(c *Call, flags setFlags, key, val, expArg, cmp []byte, intReply 
 		nv.ExpireAt = old.ExpireAt
 	}
 	c.Tx.Put(key, nv)
+	c.Tx.Notify(NotifyString, "set", key)
+	if expArg != nil {
+		c.Tx.Notify(NotifyGeneric, "expire", key)
+	}
 	switch {
 	case flags&setGet != 0: // the old value is the reply
 	case intReply:
@@ -288,11 +292,13 @@ func cmdGetSet(c *Call) {
 		return
 	}
 	c.Tx.Put(c.Args[1], Value{Type: TypeString, Payload: string(c.Args[2])})
+	c.Tx.Notify(NotifyString, "set", c.Args[1])
 }
 
 func cmdGetDel(c *Call) {
 	if _, found, ok := getGeneric(c); ok && found {
 		c.Tx.Delete(c.Args[1])
+		c.Tx.Notify(NotifyGeneric, "del", c.Args[1])
 	}
 }
 
@@ -326,12 +332,15 @@ func cmdGetEx(c *Call) {
 	switch {
 	case flags&(setEXAT|setPXAT) != 0 && expireAt <= c.Tx.Ms:
 		c.Tx.Delete(key)
+		c.Tx.Notify(NotifyGeneric, "del", key)
 	case expArg != nil:
 		v.ExpireAt = expireAt
 		c.Tx.Put(key, v)
+		c.Tx.Notify(NotifyGeneric, "expire", key)
 	case flags&setPersist != 0 && v.ExpireAt != 0:
 		v.ExpireAt = 0
 		c.Tx.Put(key, v)
+		c.Tx.Notify(NotifyGeneric, "persist", key)
 	}
 }
 
@@ -367,6 +376,7 @@ func msetGeneric(c *Call, nx bool) {
 	}
 	for j := 1; j < len(c.Args); j += 2 {
 		c.Tx.Put(c.Args[j], Value{Type: TypeString, Payload: string(c.Args[j+1])})
+		c.Tx.Notify(NotifyString, "set", c.Args[j])
 	}
 	if nx {
 		c.W.Int(1)
@@ -380,6 +390,7 @@ func cmdAppend(c *Call) {
 	v, ok := c.Tx.Get(key)
 	if !ok {
 		c.Tx.Put(key, Value{Type: TypeString, Payload: string(suffix)})
+		c.Tx.Notify(NotifyString, "append", key)
 		c.W.Int(int64(len(suffix)))
 		return
 	}
@@ -394,6 +405,7 @@ func cmdAppend(c *Call) {
 	v.Payload += string(suffix)
 	v.Enc = EncRaw
 	c.Tx.Put(key, v)
+	c.Tx.Notify(NotifyString, "append", key)
 	c.W.Int(int64(len(v.Payload)))
 }
 
@@ -462,6 +474,7 @@ func incrDecr(c *Call, incr int64) {
 	v.Payload = strconv.FormatInt(cur, 10)
 	v.Enc = EncNatural
 	c.Tx.Put(key, v)
+	c.Tx.Notify(NotifyString, "incrby", key)
 	c.W.Int(cur)
 }
 
@@ -487,6 +500,7 @@ func cmdIncrByFloat(c *Call) {
 	v.Payload = sum
 	v.Enc = EncFloat
 	c.Tx.Put(key, v)
+	c.Tx.Notify(NotifyString, "incrbyfloat", key)
 	c.W.BulkString(sum)
 }
 
@@ -587,5 +601,6 @@ func cmdSetRange(c *Call) {
 	v.Payload = sb.String()
 	v.Enc = EncRaw
 	c.Tx.Put(key, v)
+	c.Tx.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(v.Payload)))
 }

@@ -454,6 +454,14 @@ scan:
 	default:
 		c.W.Null()
 	}
+	if res.added+res.updated > 0 {
+		// Redis replies before it raises the event.
+		if o.incr {
+			c.Tx.Notify(NotifyZset, "zincr", key)
+		} else {
+			c.Tx.Notify(NotifyZset, "zadd", key)
+		}
+	}
 }
 
 // zaddResult counts what zsetObj.add did.
@@ -883,6 +891,10 @@ func cmdZrem(c *Call) {
 	if deleted > 0 {
 		z.replace(gone, nil)
 		storeZset(c.Tx, key, z, exp)
+		c.Tx.Notify(NotifyZset, "zrem", key)
+		if len(z.ents) == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", key)
+		}
 	}
 	c.W.Int(int64(deleted))
 }
@@ -895,6 +907,11 @@ func zremRange(c *Call, key []byte, z *zsetObj, exp int64, from, to int, ok bool
 	}
 	z.removeRange(from, to+1)
 	storeZset(c.Tx, key, z, exp)
+	// The event is the command's name: zremrangebyrank, ...byscore, ...bylex.
+	c.Tx.Notify(NotifyZset, c.Cmd.Name, key)
+	if len(z.ents) == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", key)
+	}
 	c.W.Int(int64(to - from + 1))
 }
 
@@ -999,12 +1016,21 @@ func zpopGeneric(c *Call, max bool) {
 	} else {
 		c.W.Array(2 * len(popped))
 	}
+	// Redis raises the event after the reply's header, before the members.
+	if max {
+		c.Tx.Notify(NotifyZset, "zpopmax", key)
+	} else {
+		c.Tx.Notify(NotifyZset, "zpopmin", key)
+	}
 	for _, p := range popped {
 		if nested {
 			c.W.Array(2)
 		}
 		c.W.BulkString(p.Member)
 		c.W.Double(p.Score)
+	}
+	if len(z.ents) == 0 {
+		c.Tx.Notify(NotifyGeneric, "del", key)
 	}
 }
 

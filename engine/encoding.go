@@ -142,6 +142,7 @@ func lookupTyped(tx *Tx, key []byte, t Type, read bool) (Value, bool, error) {
 			tx.e.Stats.KeyspaceHits.Add(1)
 		} else {
 			tx.e.Stats.KeyspaceMisses.Add(1)
+			tx.notifyKeyMiss(key)
 		}
 	}
 	if !ok {

@@ -487,7 +487,14 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		return errRollback
 	}
 	if tx.write {
+		// Blocked clients are served after the command, as by Redis's
+		// handleClientsBlockedOnKeys: what they raise reaches a RESP3
+		// client subscribed to its own events after its whole reply.
+		if tx.call.S != nil {
+			tx.clientCall = &tx.call
+		}
 		tx.notifyTouched()
+		tx.clientCall = nil
 		for _, ent := range tx.expiring {
 			e.expiries.add(ent.at, ent.bkey)
 			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence

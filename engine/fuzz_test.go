@@ -209,6 +209,8 @@ var corruptCommands = [][]string{
 	{"SCAN", "0", "TYPE", "hash"}, {"KEYS", "*"}, {"RANDOMKEY"}, {"DBSIZE"},
 	{"COPY", "k", "k3"}, {"RENAME", "k", "k4"}, {"RENAME", "k4", "k"}, {"EXPIRE", "k", "100"}, {"PERSIST", "k"},
 	{"LOCK.CHECK", "k", "x"}, {"LOCK.TOKEN", "k"}, {"MOVE", "k", "1"}, {"DEL", "k", "k2", "k3"},
+	{"SORT", "k", "ALPHA"}, {"SORT", "k", "BY", "nosort", "STORE", "k5"}, {"SORT_RO", "k", "BY", "k*", "GET", "#"},
+	{"DUMP", "k"},
 }
 
 // FuzzCorruptStoredValue stores the fuzzer's bytes as a key's raw buntdb

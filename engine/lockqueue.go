@@ -314,6 +314,7 @@ func (r *lockRegistry) abandoned(b *Blocked, k dbKey, owner string) {
 			return
 		}
 		tx.Delete(key)
+		tx.Notify(NotifyGeneric, "del", key)
 		r.stats.abandoned.Add(1)
 	})
 }
@@ -358,8 +359,10 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 			if d := hs[i].delayMs; d > 0 {
 				v.ExpireAt = tx.Ms + d
 				tx.Put(key, v)
+				tx.Notify(NotifyGeneric, "expire", key)
 			} else {
 				tx.Delete(key)
+				tx.Notify(NotifyGeneric, "del", key)
 			}
 		}
 	})

@@ -118,6 +118,13 @@ func (tx *Tx) Notify(class NotifyClass, event string, key []byte) {
 }
 
 // NotifyDB is Notify for a key in database db (MOVE, COPY ... DB, SWAPDB).
+//
+// Redis publishes while the command runs: a RESP3 connection subscribed to
+// the events of its own command gets the push where the command raised it,
+// after what its reply wrote so far and before the rest. With a Publisher
+// that is a SelfPublisher the origin's connection is served so, at once;
+// the others after commit, when a subscriber woken by the event sees the
+// change.
 func (tx *Tx) NotifyDB(db int, class NotifyClass, event string, key []byte) {
 	e := tx.e
 	f := e.NotifyClasses()
@@ -134,12 +141,54 @@ func (tx *Tx) NotifyDB(db int, class NotifyClass, event string, key []byte) {
 	}
 	k := append([]byte(nil), key...)
 	p := e.publisher
-	tx.After(func() {
+	deliver := p.Deliver
+	if sp, ok := p.(SelfPublisher); ok && tx.clientCall != nil && sp.Subscriber(tx.clientCall.S) {
+		// The Call is reused once the command ends: keep its session.
+		self := tx.clientCall.S
+		if fl, ok := tx.clientCall.W.(Flusher); ok {
+			fl.FlushPending()
+		}
 		if space != nil {
-			p.Deliver(space, []byte(event))
+			sp.DeliverTo(self, space, []byte(event))
 		}
 		if ev != nil {
-			p.Deliver(ev, k)
+			sp.DeliverTo(self, ev, k)
+		}
+		deliver = func(channel, message []byte) { sp.DeliverExcept(self, channel, message) }
+	}
+	tx.After(func() {
+		if space != nil {
+			deliver(space, []byte(event))
+		}
+		if ev != nil {
+			deliver(ev, k)
 		}
 	})
+}
+
+// SelfPublisher is implemented by a Publisher that can write to the
+// connection of the command raising a keyspace event at once (see
+// NotifyDB). The pubsub package implements it; the engine only knows this
+// interface.
+type SelfPublisher interface {
+	// Subscriber reports whether s's connection takes pushes: its events
+	// then go through DeliverTo, and DeliverExcept leaves it out.
+	Subscriber(s *Session) bool
+	// DeliverTo delivers the message to s's connection only, if it is
+	// subscribed to the channel or a matching pattern.
+	DeliverTo(s *Session, channel, message []byte)
+	// DeliverExcept delivers the message to every receiver but s.
+	DeliverExcept(s *Session, channel, message []byte)
+}
+
+// notifyNew raises "new" for a key a write creates (Redis's dbAdd): before
+// the command's own event, so the store functions raise it.
+func (tx *Tx) notifyNew(db int, key []byte) {
+	tx.NotifyDB(db, NotifyNew, "new", key)
+}
+
+// notifyKeyMiss raises "keymiss" for a read lookup that found nothing
+// (Redis's lookupKeyReadWithFlags without LOOKUP_NONOTIFY).
+func (tx *Tx) notifyKeyMiss(key []byte) {
+	tx.Notify(NotifyKeyMiss, "keymiss", key)
 }

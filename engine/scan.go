@@ -223,10 +223,11 @@ func scanKeys(c *Call, cursor uint64, pattern []byte, count int64, lookups bool,
 			// but for their expiry: those MATCH lets through. With TYPE
 			// it looks them up, a keyspace miss.
 			if !usePattern || globString(pattern, key, false) {
+				c.Tx.foundExpired(db, StringBytes(key), v.ExpireAt)
 				if lookups {
 					c.E.Stats.KeyspaceMisses.Add(1)
+					c.Tx.notifyKeyMiss(StringBytes(key))
 				}
-				c.Tx.foundExpired(db, StringBytes(key), v.ExpireAt)
 			}
 			return true
 		}

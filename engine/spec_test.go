@@ -67,11 +67,12 @@ func TestFlagsAgreeWithCategories(t *testing.T) {
 			{!s.Flags.Has(FlagBlocking) || has("@blocking"), "blocking => @blocking"},
 			{!s.Flags.Has(FlagAdmin) || (has("@admin") && has("@dangerous")), "admin => @admin @dangerous"},
 			{!s.Flags.Has(FlagPubSub) || has("@pubsub"), "pubsub => @pubsub"},
-			// As populateCommandLegacyRangeSpec: keys found by a count or after
-			// a keyword (GEORADIUS's STORE) move.
+			// As populateCommandLegacyRangeSpec: keys found by a count, after
+			// a keyword (GEORADIUS's STORE) or by an "unknown" spec (SORT's BY
+			// and GET) move.
 			{s.MovableKeys() == slices.ContainsFunc(s.KeySpecs, func(k KeySpec) bool {
-				return k.FindKeys.Type == "keynum" || k.BeginSearch.Type == "keyword"
-			}), "movablekeys iff a keynum or keyword key spec"},
+				return k.FindKeys.Type == "keynum" || k.BeginSearch.Type == "keyword" || k.BeginSearch.Type == "unknown"
+			}), "movablekeys iff a keynum, keyword or unknown key spec"},
 			{s.Summary != "" && !strings.Contains(s.Summary, "\n"), "a one-line summary"},
 			{s.Group != "", "a group"},
 		}

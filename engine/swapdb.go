@@ -74,6 +74,8 @@ func (tx *Tx) swapDBs(a, b int) {
 		e.watches.dbSwapped(tx, a, b)
 		e.watches.dbSwapped(tx, b, a)
 	}
+	tx.memoDrop()
+	defer tx.memoDrop() // the moves below write around it
 	ia, ib := tx.storedIn(a), tx.storedIn(b)
 	for _, it := range ia {
 		tx.bt.Delete(it.bkey)

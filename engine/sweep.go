@@ -44,6 +44,7 @@ func (e *Engine) expireAfterRead(read *Tx) {
 	tx := e.txPool.Get().(*Tx)
 	tx.found = append(tx.found, read.found...)
 	tx.client = read.client // the reader's command deleted them (tracking)
+	tx.expiredAnnounced = true
 	e.do(tx, true, read.DB, (*Tx).expireFound)
 }
 

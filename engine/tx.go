@@ -22,6 +22,16 @@ type Tx struct {
 	DB int
 
 	keyBuf []byte
+	// memo is the stored item GetIn last looked up (memoKey's bytes, as
+	// buntdb keeps them, or memoFound false when there was none), so the
+	// next look at the same key skips buntdb's b-tree: a script's
+	// redis.calls, or a command's read before its write, keep going back
+	// to one key. Every write through this transaction updates it or
+	// drops it (memoWrote, memoDrop).
+	memoKey   []byte
+	memoRaw   string
+	memoFound bool
+	memoOK    bool
 	// readKey and readToken: the last key this write transaction read and
 	// its fencing token (token.go).
 	readKey   []byte
@@ -42,6 +52,9 @@ type Tx struct {
 	iterating bool
 	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
 	handingOver bool
+	// expiredAnnounced: the keys in found were announced "expired" by
+	// the read transaction that found them (expireAfterRead).
+	expiredAnnounced bool
 
 	// fieldExpiring: hashes whose earliest field expiry changed, queued
 	// for the sweeper at commit (hashttl_sweep.go).
@@ -97,6 +110,8 @@ func (tx *Tx) Rollback() { tx.rollback = true }
 func (tx *Tx) After(fn func()) { tx.after = append(tx.after, fn) }
 
 func (tx *Tx) reset() {
+	tx.memoOK = false
+	tx.memoRaw = ""
 	tx.bt = nil
 	tx.readToken = 0
 	tx.rollback = false
@@ -105,6 +120,7 @@ func (tx *Tx) reset() {
 	tx.found = tx.found[:0]
 	tx.iterating = false
 	tx.handingOver = false
+	tx.expiredAnnounced = false
 	tx.seq = 0
 	tx.flushedAll = false
 	tx.body = nil
@@ -159,6 +175,25 @@ func (tx *Tx) tmpKey(db int, key []byte) string {
 	return b2s(tx.keyBuf)
 }
 
+// stored is buntdb's Get through the memo.
+func (tx *Tx) stored(bkey string) (string, bool) {
+	if tx.memoOK && string(tx.memoKey) == bkey {
+		return tx.memoRaw, tx.memoFound
+	}
+	raw, err := tx.bt.Get(bkey)
+	tx.memoWrote(bkey, raw, err == nil)
+	return raw, err == nil
+}
+
+// memoWrote records what bkey now holds (found false: nothing).
+func (tx *Tx) memoWrote(bkey, raw string, found bool) {
+	tx.memoKey = append(tx.memoKey[:0], bkey...)
+	tx.memoRaw, tx.memoFound, tx.memoOK = raw, found, true
+}
+
+// memoDrop forgets the memo: a write whose result it does not know.
+func (tx *Tx) memoDrop() { tx.memoOK, tx.memoRaw = false, "" }
+
 func storeKey(db int, key []byte) string {
 	b := make([]byte, 1+len(key))
 	b[0] = byte(db)
@@ -176,8 +211,8 @@ func (tx *Tx) Get(key []byte) (Value, bool) {
 // its expiry millisecond and gone after it (expired when now > expireAt).
 func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
 	bkey := tx.tmpKey(db, key)
-	raw, err := tx.bt.Get(bkey)
-	if err != nil {
+	raw, ok := tx.stored(bkey)
+	if !ok {
 		return Value{}, false
 	}
 	v := decodeValue(raw)
@@ -220,7 +255,20 @@ func (tx *Tx) foundExpired(db int, key []byte, at int64) {
 		tx.expireKey(storeKey(db, key))
 		return
 	}
-	tx.found = append(tx.found, expiryEntry{at, storeKey(db, key)})
+	bkey := storeKey(db, key)
+	if !tx.write {
+		// The "expired" event goes out now, in the order of the reader's
+		// other events (a "keymiss" follows it), once per key as in
+		// Redis, where the first lookup deleted it; expireAfterRead
+		// deletes it without another.
+		for _, ent := range tx.found {
+			if ent.bkey == bkey {
+				return
+			}
+		}
+		tx.NotifyDB(db, NotifyExpired, "expired", key)
+	}
+	tx.found = append(tx.found, expiryEntry{at, bkey})
 }
 
 // expireFound deletes the keys foundExpired recorded that are still stored
@@ -237,17 +285,20 @@ func (tx *Tx) expireFound() {
 	tx.found = tx.found[:0]
 }
 
-// expireKey deletes a stored key because its time has passed.
+// expireKey deletes a stored key because its time has passed, and raises
+// "expired" unless a read transaction already did (expiredAnnounced).
 func (tx *Tx) expireKey(bkey string) {
 	if tx.remove(bkey, int(bkey[0])) {
 		tx.keyExpired()
+		if !tx.expiredAnnounced {
+			tx.NotifyDB(int(bkey[0]), NotifyExpired, "expired", StringBytes(bkey[1:]))
+		}
 	}
 }
 
 // keyExpired records that a key expired: deleted by expireKey (a lookup or
 // the sweeper), or overwritten by PutIn. Every expiry passes here once, so
-// expired_keys counts each key once; an "expired" keyspace event would
-// fire here.
+// expired_keys counts each key once.
 func (tx *Tx) keyExpired() { tx.expired++ }
 
 // pendingExpired is how many distinct keys of db this read transaction has
@@ -312,6 +363,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug
 	}
+	tx.memoWrote(bkey, enc, true)
 	tx.wroteAOF = true
 	if tx.flushedAll {
 		prev, replaced = before, existed
@@ -322,10 +374,12 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		v.Token = tokenOf(prev)
 		enc = encodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
+		tx.memoWrote(bkey, enc, true)
 	case !live && !fresh:
 		v.Token = tx.e.tokens.take(tx.e.cfg.Logf)
 		enc = encodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
+		tx.memoWrote(bkey, enc, true)
 	case !live:
 		tx.e.tokens.take(tx.e.cfg.Logf)
 	}
@@ -343,7 +397,11 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 			// Overwriting a key whose time has passed: Redis's write
 			// lookup would have expired it first.
 			tx.keyExpired()
+			tx.NotifyDB(db, NotifyExpired, "expired", key)
 		}
+	}
+	if !live {
+		tx.notifyNew(db, key)
 	}
 	if v.ExpireAt != 0 {
 		tx.volDelta[db]++
@@ -373,6 +431,7 @@ func (tx *Tx) DeleteIn(db int, key []byte) bool {
 // there was one.
 func (tx *Tx) remove(bkey string, db int) bool {
 	prev, err := tx.bt.Delete(bkey)
+	tx.memoWrote(bkey, "", false)
 	if err != nil {
 		return false
 	}
@@ -445,6 +504,7 @@ func (tx *Tx) FlushDB(db int) {
 func (tx *Tx) FlushAll() {
 	tx.notifyFlush(-1)
 	keep := tx.keepFunctions() // functions_store.go
+	tx.memoDrop()
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
 	}

@@ -52,6 +52,7 @@ type Hub struct {
 	bySess       map[*engine.Session]*Subscriber
 
 	messages atomic.Int64 // messages delivered, for INFO
+	pool     chunkPool    // subscribers' written queue chunks, for reuse
 }
 
 // NewHub makes an empty hub.
@@ -226,5 +227,52 @@ func (h *Hub) SubscriptionsOf(sess *engine.Session, fn func(name string, pattern
 				return
 			}
 		}
+	}
+}
+
+// Subscriber, DeliverTo and DeliverExcept make the hub an
+// engine.SelfPublisher: keyspace events reach the connection whose command
+// raised them at once, the others after the command commits.
+func (h *Hub) Subscriber(s *engine.Session) bool { return h.subscriberOf(s) != nil }
+
+// DeliverTo delivers message to sess's connection only.
+func (h *Hub) DeliverTo(sess *engine.Session, channel, message []byte) {
+	self := h.subscriberOf(sess)
+	if self == nil {
+		return
+	}
+	h.deliver(channel, message, func(s *Subscriber) bool { return s == self })
+}
+
+// DeliverExcept delivers message to every receiver but sess's connection.
+func (h *Hub) DeliverExcept(sess *engine.Session, channel, message []byte) {
+	self := h.subscriberOf(sess)
+	h.deliver(channel, message, func(s *Subscriber) bool { return s != self })
+}
+
+var _ engine.SelfPublisher = (*Hub)(nil)
+
+// Listen subscribes fn, in this process and without a connection, to
+// patterns (globs, as PSUBSCRIBE's): fn gets every message PUBLISH or a
+// keyspace event sends to a matching channel, with the pattern that
+// matched. It counts as a receiver (PUBLISH's reply, PUBSUB NUMPAT), as a
+// client's PSUBSCRIBE would. fn runs under the hub's lock: it must not
+// block or call the hub. stop ends the subscription.
+func (h *Hub) Listen(patterns []string, fn func(pattern string, channel, message []byte)) (stop func()) {
+	s := &Subscriber{hub: h, fn: fn}
+	for i := range s.subs {
+		s.subs[i] = make(map[string]struct{})
+	}
+	h.mu.Lock()
+	for _, p := range patterns {
+		h.sub(s, kindPattern, p)
+	}
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		for p := range s.subs[kindPattern] {
+			h.unsub(s, kindPattern, p)
+		}
+		h.mu.Unlock()
 	}
 }

@@ -21,11 +21,16 @@ type Subscriber struct {
 	w         io.Writer
 	closeConn func()
 	proto     atomic.Int32
+	// fn, for a listener in the same process (Hub.Listen), takes each
+	// message instead of the queue; such a subscriber has no connection.
+	fn func(pattern string, channel, message []byte)
 
 	mu        sync.Mutex
-	out       []byte // queued, not yet taken by the writer
-	spare     []byte // the writer's previous buffer, reused
-	pending   int64  // queued plus being written
+	out       queue   // queued, not yet taken by the writer
+	spare     []chunk // the writer's previous chunk list, reused
+	added     int64   // bytes put since begin
+	scratch   []byte  // a push's framing, built before it is queued
+	pending   int64   // queued plus being written
 	softSince time.Time
 	closed    bool // dropped: overflow or write error
 	closing   bool // Close called: write what is queued, then stop
@@ -63,20 +68,19 @@ func (s *Subscriber) Done() <-chan struct{} { return s.done }
 // behind a HELLO or RESET that switched it come in the new protocol and
 // those before it in the old one, as Redis writes them.
 func (s *Subscriber) Send(b []byte) {
-	before, ok := s.begin()
-	if !ok {
+	if !s.begin() {
 		return
 	}
-	s.out = append(s.out, b...)
+	s.put(b)
 	s.proto.Store(int32(s.sess.Proto))
-	s.end(before)
+	s.end()
 }
 
 // queued accounts for n new bytes, enforces the output limits and wakes
 // the writer. s.mu is held.
 func (s *Subscriber) queued(n int64) {
 	if s.closed || s.closing {
-		s.out = s.out[:0]
+		s.out.drop(&s.hub.pool)
 		return
 	}
 	s.pending += n
@@ -101,7 +105,7 @@ func (s *Subscriber) queued(n int64) {
 		// be under the hub lock here, so do no more than that.
 		s.hub.logf("warning", "Client id=%d closed for overcoming of output buffer limits.", s.sess.ID)
 		s.closed = true
-		s.out = nil
+		s.out.drop(&s.hub.pool)
 		s.closeConn()
 	}
 	select {
@@ -110,9 +114,10 @@ func (s *Subscriber) queued(n int64) {
 	}
 }
 
-// writer drains the queue to the socket. It stops on a write error, on
-// overflow (queued data is dropped), or once Close asked it to and what
-// was queued has been written.
+// writer drains the queue to the socket, chunk by chunk, taking each
+// chunk off pending once the socket accepted it. It stops on a write
+// error, on overflow (queued data is dropped), or once Close asked it to
+// and what was queued has been written.
 func (s *Subscriber) writer() {
 	defer close(s.done)
 	for {
@@ -122,39 +127,50 @@ func (s *Subscriber) writer() {
 			s.mu.Unlock()
 			return
 		}
-		buf := s.out
-		if len(buf) > 0 {
-			// Double buffering: appends go to the spare while buf is
-			// written. spare is cleared so that it can never be handed
-			// out twice (buf and out must not share an array).
-			s.out = s.spare[:0]
-			s.spare = nil
-		}
+		// The chunks taken are the writer's alone: appends start a new
+		// chunk, so nothing written here changes under it.
+		batch := s.out.take(s.spare)
+		s.spare = nil
 		s.mu.Unlock()
-		if len(buf) > 0 {
-			_, err := s.w.Write(buf)
-			s.mu.Lock()
-			s.pending -= int64(len(buf))
-			if cap(buf) <= 64<<10 {
-				s.spare = buf[:0]
-			} else {
-				s.spare = nil
-			}
-			if s.pending <= s.hub.limits.Soft {
-				s.softSince = time.Time{}
-			}
-			if err != nil {
-				s.closed = true
-				s.mu.Unlock()
-				s.closeConn()
+		for i, c := range batch {
+			if s.write(c) != nil {
+				for _, c := range batch[i+1:] {
+					if c.mapped {
+						s.hub.pool.put(c)
+					}
+				}
 				return
 			}
-			s.mu.Unlock()
+			batch[i] = chunk{}
 		}
+		s.mu.Lock()
+		s.spare = batch[:0]
+		s.mu.Unlock()
 		if !more {
 			return
 		}
 	}
+}
+
+// write sends one chunk, takes it off pending and gives it back. On an
+// error the subscriber is dropped and its connection closed.
+func (s *Subscriber) write(c chunk) error {
+	_, err := s.w.Write(c.b)
+	s.mu.Lock()
+	s.pending -= int64(len(c.b))
+	if s.pending <= s.hub.currentLimits().Soft {
+		s.softSince = time.Time{}
+	}
+	s.out.done(&s.hub.pool, c)
+	if err != nil {
+		s.closed = true
+		s.out.drop(&s.hub.pool)
+		s.mu.Unlock()
+		s.closeConn()
+		return err
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 // Close drops every subscription, lets the writer send what is queued
@@ -265,7 +281,9 @@ func (h *Hub) unsub(s *Subscriber, k kind, name string) bool {
 	return true
 }
 
-// Encoding of pushes. RESP2 uses arrays, RESP3 push frames.
+// Encoding of pushes. RESP2 uses arrays, RESP3 push frames. A push's
+// framing is built in s.scratch and queued with its payload, which is
+// copied once, into the queue.
 
 func (s *Subscriber) header(b []byte, n int) []byte {
 	if s.proto.Load() == 3 {
@@ -277,81 +295,108 @@ func (s *Subscriber) header(b []byte, n int) []byte {
 	return append(b, '\r', '\n')
 }
 
-func appendBulk(b []byte, s []byte) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
-
 func appendBulkString(b []byte, s string) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, '\r', '\n')
+	b = appendBulkLen(b, len(s))
 	b = append(b, s...)
 	return append(b, '\r', '\n')
 }
 
-// begin and end bracket an append to the queue.
-func (s *Subscriber) begin() (int, bool) {
+func appendBulk(b []byte, s []byte) []byte {
+	b = appendBulkLen(b, len(s))
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+func appendBulkLen(b []byte, n int) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
+}
+
+// begin and end bracket the puts of one reply or push; begin locks s.mu
+// and tells whether the subscriber still takes output.
+func (s *Subscriber) begin() bool {
 	s.mu.Lock()
 	if s.closed || s.closing {
 		s.mu.Unlock()
-		return 0, false
+		return false
 	}
-	return len(s.out), true
+	s.added = 0
+	return true
 }
 
-func (s *Subscriber) end(before int) {
-	s.queued(int64(len(s.out) - before))
+func (s *Subscriber) put(p []byte) {
+	s.out.put(&s.hub.pool, p)
+	s.added += int64(len(p))
+}
+
+func (s *Subscriber) end() {
+	s.queued(s.added)
 	s.mu.Unlock()
 }
 
+// push queues a push frame: the framing in s.scratch, then the payload
+// as a bulk string.
+func (s *Subscriber) push(msg []byte) {
+	s.scratch = appendBulkLen(s.scratch, len(msg))
+	s.put(s.scratch)
+	s.put(msg)
+	s.put(crlf)
+}
+
+var crlf = []byte("\r\n")
+
 func (s *Subscriber) sendMessage(channel, msg []byte) {
-	before, ok := s.begin()
-	if !ok {
+	if s.fn != nil {
+		s.fn("", channel, msg)
 		return
 	}
-	s.out = s.header(s.out, 3)
-	s.out = append(s.out, "$7\r\nmessage\r\n"...)
-	s.out = appendBulk(s.out, channel)
-	s.out = appendBulk(s.out, msg)
-	s.end(before)
+	if !s.begin() {
+		return
+	}
+	b := s.header(s.scratch[:0], 3)
+	b = append(b, "$7\r\nmessage\r\n"...)
+	b = appendBulk(b, channel)
+	s.scratch = b
+	s.push(msg)
+	s.end()
 }
 
 func (s *Subscriber) sendSMessage(channel, msg []byte) {
-	before, ok := s.begin()
-	if !ok {
+	if !s.begin() {
 		return
 	}
-	s.out = s.header(s.out, 3)
-	s.out = append(s.out, "$8\r\nsmessage\r\n"...)
-	s.out = appendBulk(s.out, channel)
-	s.out = appendBulk(s.out, msg)
-	s.end(before)
+	b := s.header(s.scratch[:0], 3)
+	b = append(b, "$8\r\nsmessage\r\n"...)
+	b = appendBulk(b, channel)
+	s.scratch = b
+	s.push(msg)
+	s.end()
 }
 
 func (s *Subscriber) sendPMessage(pattern string, channel, msg []byte) {
-	before, ok := s.begin()
-	if !ok {
+	if s.fn != nil {
+		s.fn(pattern, channel, msg)
 		return
 	}
-	s.out = s.header(s.out, 4)
-	s.out = append(s.out, "$8\r\npmessage\r\n"...)
-	s.out = appendBulkString(s.out, pattern)
-	s.out = appendBulk(s.out, channel)
-	s.out = appendBulk(s.out, msg)
-	s.end(before)
+	if !s.begin() {
+		return
+	}
+	b := s.header(s.scratch[:0], 4)
+	b = append(b, "$8\r\npmessage\r\n"...)
+	b = appendBulkString(b, pattern)
+	b = appendBulk(b, channel)
+	s.scratch = b
+	s.push(msg)
+	s.end()
 }
 
 // sendConfirm queues a (un)subscribe confirmation: [verb, name|nil, count].
 func (s *Subscriber) sendConfirm(verb string, name *string, count int) {
-	before, ok := s.begin()
-	if !ok {
+	if !s.begin() {
 		return
 	}
-	b := s.header(s.out, 3)
+	b := s.header(s.scratch[:0], 3)
 	b = appendBulkString(b, verb)
 	switch {
 	case name != nil:
@@ -363,6 +408,7 @@ func (s *Subscriber) sendConfirm(verb string, name *string, count int) {
 	}
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(count), 10)
-	s.out = append(b, '\r', '\n')
-	s.end(before)
+	s.scratch = append(b, '\r', '\n')
+	s.put(s.scratch)
+	s.end()
 }

@@ -66,16 +66,15 @@ var ignoredDirectives = map[string]bool{
 // behaviour lockredis does not implement: any value but the harmless one
 // stops the start with why.
 var refusedDirectives = map[string]struct{ why, harmless string }{
-	"replicaof":              {"lockredis has no replication", ""},
-	"slaveof":                {"lockredis has no replication", ""},
-	"unixsocket":             {"lockredis listens on TCP only", ""},
-	"unixsocketperm":         {"lockredis listens on TCP only", "0"},
-	"notify-keyspace-events": {"lockredis sends no keyspace notifications", ""},
-	"rename-command":         {"use ACL rules (aclfile) to deny commands", ""},
-	"include":                {"lockredis reads one config file", ""},
-	"loadmodule":             {"lockredis has no modules", ""},
-	"masterauth":             {"lockredis has no replication", ""},
-	"masteruser":             {"lockredis has no replication", ""},
+	"replicaof":      {"lockredis has no replication", ""},
+	"slaveof":        {"lockredis has no replication", ""},
+	"unixsocket":     {"lockredis listens on TCP only", ""},
+	"unixsocketperm": {"lockredis listens on TCP only", "0"},
+	"rename-command": {"use ACL rules (aclfile) to deny commands", ""},
+	"include":        {"lockredis reads one config file", ""},
+	"loadmodule":     {"lockredis has no modules", ""},
+	"masterauth":     {"lockredis has no replication", ""},
+	"masteruser":     {"lockredis has no replication", ""},
 }
 
 // readConfigFile reads a redis.conf-style file: one "directive args..."
@@ -195,6 +194,8 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.latencyThreshold, err = one()
 	case "enable-debug-command":
 		cfg.enableDebug, err = one()
+	case "notify-keyspace-events":
+		cfg.notifyEvents, err = one()
 	case "daemonize":
 		var v string
 		if v, err = one(); err == nil {
@@ -361,6 +362,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("slowlog-max-len", func() { out.slowlogMaxLen = cli.slowlogMaxLen })
 	set("latency-monitor-threshold", func() { out.latencyThreshold = cli.latencyThreshold })
 	set("enable-debug-command", func() { out.enableDebug = cli.enableDebug })
+	set("notify-keyspace-events", func() { out.notifyEvents = cli.notifyEvents })
 	set("daemonize", func() { out.daemonize = cli.daemonize })
 	set("cluster-enabled", func() { out.clusterEnabled = cli.clusterEnabled })
 	set("supervised", func() { out.supervised = cli.supervised })

@@ -89,9 +89,9 @@ func TestDirectivesAreFlags(t *testing.T) {
 		{"cluster-enabled", "maybe", true},
 		{"cluster-config-file", "nodes-6379.conf", false},
 		{"cluster-node-timeout", "15000", false},
+		{"notify-keyspace-events", "Ex", false},
+		{"notify-keyspace-events", "KEA", false},
 		// refused unless harmless
-		{"notify-keyspace-events", `""`, false},
-		{"notify-keyspace-events", "Ex", true},
 		{"replicaof", "127.0.0.1 6380", true},
 		{"unixsocket", "/tmp/redis.sock", true},
 		{"no-such-directive", "1", true},
@@ -130,7 +130,7 @@ func TestEveryFlagIsADirective(t *testing.T) {
 		"tls-ciphersuites": `""`, "tls-prefer-server-ciphers": `""`, "tls-key-file-pass": `""`,
 		"tls-dh-params-file": `""`, "tls-session-cache-size": `""`, "tls-session-cache-timeout": `""`,
 		"tls-client-cert-file": `""`, "tls-client-key-file": `""`, "tls-client-key-file-pass": `""`,
-		"replicaof": `""`, "slaveof": `""`, "unixsocket": `""`, "notify-keyspace-events": `""`,
+		"replicaof": `""`, "slaveof": `""`, "unixsocket": `""`,
 		"daemonize": "no", "supervised": "no", "cluster-enabled": "no", "unixsocketperm": "0",
 		"rename-command": `""`, "include": `""`, "loadmodule": `""`, "masterauth": `""`, "masteruser": `""`,
 	}

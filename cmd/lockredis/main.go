@@ -59,6 +59,7 @@ type config struct {
 	slowlogMaxLen     string
 	latencyThreshold  string // ms, 0 off
 	enableDebug       string // no|yes|local
+	notifyEvents      string // notify-keyspace-events' letters
 	// Process settings of redis.conf (conffile.go).
 	daemonize    bool     // lockredis never forks: yes is logged
 	supervised   string   // no|auto|systemd
@@ -212,6 +213,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"slowlog-max-len":           cfg.slowlogMaxLen,
 			"latency-monitor-threshold": cfg.latencyThreshold,
 			"enable-debug-command":      cfg.enableDebug,
+			"notify-keyspace-events":    cfg.notifyEvents,
 			"maxclients":                strconv.Itoa(cfg.maxclients),
 			"daemonize":                 yesNo(cfg.daemonize),
 			"cluster-enabled":           yesNo(cfg.clusterEnabled),
@@ -348,6 +350,7 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
 	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
 	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
+	fs.StringVar(&cfg.notifyEvents, "notify-keyspace-events", cfg.notifyEvents, "keyspace event classes to publish, as redis.conf's letters (KEA, Ex...; empty: none)")
 	registerDirectiveFlags(fs, cfg) // conffile.go
 	version = fs.BoolP("version", "v", false, "print the version and exit")
 	help = fs.BoolP("help", "h", false, "print this help and exit")

@@ -60,6 +60,10 @@ func TestCLIAgreesWithEngine(t *testing.T) {
 		{"--maxmemory-policy", "NOEVICTION", policy},
 		{"--maxmemory-policy", "allkeys-lru", policy},
 		{"--maxmemory-policy", "evict", policy},
+		{"--notify-keyspace-events", "KEA", notifyEvents},
+		{"--notify-keyspace-events", "Ex", notifyEvents},
+		{"--notify-keyspace-events", "", notifyEvents},
+		{"--notify-keyspace-events", "KEQ", notifyEvents},
 	} {
 		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
 			eng, engErr := engine.New(tc.config(t.TempDir(), tc.value))
@@ -79,6 +83,10 @@ func TestCLIAgreesWithEngine(t *testing.T) {
 
 func maxmemory(dir, v string) engine.Config {
 	return engine.Config{Dir: dir, Params: map[string]string{"maxmemory": v}}
+}
+
+func notifyEvents(dir, v string) engine.Config {
+	return engine.Config{Dir: dir, Params: map[string]string{"notify-keyspace-events": v}}
 }
 
 func policy(dir, v string) engine.Config { return engine.Config{Dir: dir, MaxMemoryPolicy: v} }

@@ -2,7 +2,9 @@
 // in the same run: the lock workloads of the cost-per-command issue, each
 // run on both servers in alternating rounds, medians reported as ratios
 // lockredis / redis-server, with the server CPU each spent per 100,000
-// operations (from /proc/PID/stat) and the memory each lock costs.
+// operations (from /proc/PID/stat) and the memory each lock costs; then
+// pub/sub fan-out (compat_test/bench/fanout) and a subscriber that never
+// reads (compat_test/bench/stall).
 //
 //	compat_test/bench/run.sh      # builds lockredis and this, starts both servers
 //
@@ -57,6 +59,8 @@ func main() {
 	n := flag.Int("n", 200000, "requests per redis-benchmark run")
 	rounds := flag.Int("rounds", 3, "rounds; the servers take turns in each")
 	fanout := flag.String("fanout", "", "the fanout benchmark binary (compat_test/bench/fanout); empty skips pub/sub")
+	stall := flag.String("stall", "", "the stalled-subscriber benchmark binary (compat_test/bench/stall); empty skips it")
+	stallMB := flag.Int("stall-mb", 300, "megabytes published to the stalled subscriber per run")
 	memKeys := flag.Int("mem-keys", 1000000, "locks created to measure memory per SET NX PX lock (a tenth for hash locks)")
 	flag.Parse()
 	if *redisAddr == "" || *lockAddr == "" || *redisPid == 0 || *lockPid == 0 {
@@ -127,6 +131,16 @@ func main() {
 		out, err := exec.Command(*fanout, "-redis", *redisAddr, "-lock", *lockAddr, "-subs", "100", "-n", "5000",
 			"-rounds", strconv.Itoa(*rounds)).CombinedOutput()
 		fmt.Printf("\npub/sub 1 -> 100 (compat_test/bench/fanout):\n%s", out)
+		if err != nil {
+			failed = true
+		}
+	}
+	if *stall != "" {
+		cmd := exec.Command(*stall, "-redis", *redisAddr, "-redis-pid", strconv.Itoa(*redisPid),
+			"-lock", *lockAddr, "-lock-pid", strconv.Itoa(*lockPid), "-mb", strconv.Itoa(*stallMB), "-rounds", strconv.Itoa(*rounds))
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		fmt.Printf("\nA subscriber that never reads (compat_test/bench/stall):\n%s", out)
 		if err != nil {
 			failed = true
 		}
