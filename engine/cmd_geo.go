@@ -424,7 +424,16 @@ func geoSearch(c *Call, src int, flags int) {
 			}
 		}
 		sort.Slice(ents, func(i, j int) bool { return zless(ents[i], ents[j]) })
-		storeZsetResult(c, storeKey, ents, event)
+		if len(ents) == 0 {
+			storeZsetResult(c, storeKey, nil, event) // deletes, "del" event
+			return
+		}
+		// Unlike ZUNIONSTORE's, georadiusGeneric's event comes before
+		// its reply (which a RESP3 client subscribed to its own events
+		// sees).
+		storeZset(c.Tx, storeKey, zsetOfResult(ents), 0)
+		c.Tx.Notify(NotifyZset, event, storeKey)
+		c.W.Int(int64(len(ents)))
 		return
 	}
 	opts := 0

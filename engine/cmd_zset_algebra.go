@@ -357,6 +357,14 @@ func storeZsetResult(c *Call, dst []byte, ents []zent, event string) {
 		c.W.Int(0)
 		return
 	}
+	storeZset(c.Tx, dst, zsetOfResult(ents), 0)
+	c.W.Int(int64(len(ents)))
+	c.Tx.Notify(NotifyZset, event, dst)
+}
+
+// zsetOfResult is a sorted set of ents (sorted), in the encoding Redis
+// converts a computed result to (zsetConvertToListpackIfNeeded).
+func zsetOfResult(ents []zent) *zsetObj {
 	z := &zsetObj{large: len(ents) > zsetMaxListpackEntries, ents: ents}
 	for _, e := range ents {
 		if len(e.member) > zsetMaxListpackValue {
@@ -369,9 +377,7 @@ func storeZsetResult(c *Call, dst []byte, ents []zent, event string) {
 			z.ents[i].score = listpackScore(z.ents[i].score)
 		}
 	}
-	storeZset(c.Tx, dst, z, 0)
-	c.W.Int(int64(len(ents)))
-	c.Tx.Notify(NotifyZset, event, dst)
+	return z
 }
 
 // cmdZrangestore is ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV]
