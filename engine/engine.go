@@ -121,6 +121,8 @@ type Engine struct {
 
 	publisher     Publisher
 	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
+	// counters are each command's statistics, by ACL id (stats.go).
+	counters [aclFutureBit + 1]atomic.Pointer[cmdCounters]
 
 	scans *scanCache // where recent SCAN cursors stopped (scan.go)
 

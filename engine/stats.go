@@ -57,15 +57,36 @@ func (e *Engine) CountError(msg string) {
 	es.mu.Unlock()
 }
 
+// cmdCounters are one command's counters in one engine: INFO
+// commandstats and LATENCY HISTOGRAM. They live in the engine, by the
+// command's ACL id, and not in the Command, which every engine shares
+// (builtinTable); each is made when its command is first counted, so an
+// idle server holds none.
+type cmdCounters struct {
+	stats commandStats
+	hist  latencyHist
+}
+
+// countersOf returns cmd's counters, making them on first use.
+func (e *Engine) countersOf(cmd *Command) *cmdCounters {
+	p := &e.counters[cmd.aclID]
+	if c := p.Load(); c != nil {
+		return c
+	}
+	p.CompareAndSwap(nil, new(cmdCounters))
+	return p.Load()
+}
+
+// peekCounters returns cmd's counters, or nil when it was never counted.
+func (e *Engine) peekCounters(cmd *Command) *cmdCounters { return e.counters[cmd.aclID].Load() }
+
 // resetStats clears what CONFIG RESETSTAT clears here: every command's
 // counters and the error counts.
 func (e *Engine) resetStats() {
-	for _, cmd := range e.Table.cmds {
-		cmd.stats.reset()
-		cmd.hist.reset()
-		for _, sc := range cmd.Subcommands {
-			sc.stats.reset()
-			sc.hist.reset()
+	for i := range e.counters {
+		if c := e.counters[i].Load(); c != nil {
+			c.stats.reset()
+			c.hist.reset()
 		}
 	}
 	e.errors.mu.Lock()
@@ -81,16 +102,20 @@ func (e *Engine) resetStats() {
 func infoCommandstats(b []byte, c *Call) []byte {
 	b = append(b, "# Commandstats\r\n"...)
 	for _, cmd := range c.E.Table.All() {
-		b = appendCommandstat(b, cmd)
+		b = appendCommandstat(b, c.E, cmd)
 		for _, sc := range cmd.Subcommands {
-			b = appendCommandstat(b, sc)
+			b = appendCommandstat(b, c.E, sc)
 		}
 	}
 	return b
 }
 
-func appendCommandstat(b []byte, cmd *Command) []byte {
-	st := &cmd.stats
+func appendCommandstat(b []byte, e *Engine, cmd *Command) []byte {
+	cc := e.peekCounters(cmd)
+	if cc == nil {
+		return b
+	}
+	st := &cc.stats
 	calls, rejected, failed := st.calls.Load(), st.rejected.Load(), st.failed.Load()
 	if calls == 0 && rejected == 0 && failed == 0 {
 		return b

@@ -3,6 +3,7 @@ package engine
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Flags describe a command: Redis's flags (COMMAND INFO) and lockredis's
@@ -133,32 +134,57 @@ type Command struct {
 	aclID   int    // the command's bit in ACL selectors (acl.go)
 	aclCats uint32 // its ACL categories as bits
 
-	stats commandStats // INFO commandstats (stats.go)
-	hist  latencyHist  // LATENCY HISTOGRAM (ops.go)
 }
 
 // Table is the command table.
 type Table struct {
-	cmds map[string]*Command
+	// base is the builtin table an engine's table extends (builtinTable):
+	// shared by every engine and never changed. cmds holds what was
+	// registered here; shadow is set once one of those has a name base
+	// has too, so that lookups look here first.
+	base   *Table
+	cmds   map[string]*Command
+	shadow bool
 
 	// ACL command ids, kept by full name so that a command registered
 	// again keeps its bit, and every command and subcommand in the order
 	// ACL rules walk them (acl.go).
-	aclIDs  map[string]int
-	aclList []*Command
+	aclIDs map[string]int
+	// aclList is built on first use after a Register (aclCommands): a
+	// server registers its families one call at a time, and rebuilding
+	// the sorted list after each made starting an embedded server slow.
+	aclMu    sync.Mutex
+	aclList  []*Command
+	aclStale bool
 }
 
 func newTable() *Table {
 	return &Table{cmds: make(map[string]*Command), aclIDs: make(map[string]int)}
 }
 
+// clone is a table with t's commands, to which more can be registered
+// without changing t, which it shares.
+func (t *Table) clone() *Table {
+	t.aclMu.Lock()
+	defer t.aclMu.Unlock()
+	return &Table{base: t, cmds: make(map[string]*Command), aclIDs: make(map[string]int),
+		aclList: t.aclList, aclStale: t.aclStale}
+}
+
 // aclIDFor returns the ACL bit of a command's full name, assigning the
 // next free one the first time; the last bit stays unassigned
 // (aclFutureBit).
 func (t *Table) aclIDFor(fullName string) int {
+	first := 0 // ids after base's
+	if t.base != nil {
+		if id, ok := t.base.aclIDs[fullName]; ok {
+			return id
+		}
+		first = len(t.base.aclIDs)
+	}
 	id, ok := t.aclIDs[fullName]
 	if !ok {
-		id = len(t.aclIDs)
+		id = first + len(t.aclIDs)
 		if id >= aclFutureBit {
 			panic("engine: too many commands for the ACL bitmap")
 		}
@@ -169,16 +195,21 @@ func (t *Table) aclIDFor(fullName string) int {
 
 // aclCommands lists every command and, after each container, its
 // subcommands, sorted by name.
-func (t *Table) aclCommands() []*Command { return t.aclList }
-
-func (t *Table) rebuildACLList() {
-	t.aclList = t.aclList[:0]
-	for _, c := range t.All() {
-		t.aclList = append(t.aclList, c)
-		subs := append([]*Command(nil), c.Subcommands...)
-		sort.Slice(subs, func(i, j int) bool { return subs[i].Name < subs[j].Name })
-		t.aclList = append(t.aclList, subs...)
+func (t *Table) aclCommands() []*Command {
+	t.aclMu.Lock()
+	defer t.aclMu.Unlock()
+	if t.aclStale {
+		// A new slice: callers may still range over the old one.
+		var list []*Command
+		for _, c := range t.All() {
+			list = append(list, c)
+			subs := append([]*Command(nil), c.Subcommands...)
+			sort.Slice(subs, func(i, j int) bool { return subs[i].Name < subs[j].Name })
+			list = append(list, subs...)
+		}
+		t.aclList, t.aclStale = list, false
 	}
+	return t.aclList
 }
 
 // aclLookup finds a command by name for an ACL rule, as Redis's
@@ -215,8 +246,13 @@ func (t *Table) Register(cmds ...*Command) {
 			}
 		}
 		t.cmds[c.Name] = c
+		if t.base != nil && t.base.cmds[c.Name] != nil {
+			t.shadow = true
+		}
 	}
-	t.rebuildACLList()
+	t.aclMu.Lock()
+	t.aclStale = true
+	t.aclMu.Unlock()
 }
 
 // attachSpec returns the spec of fullName from commands.json, or given
@@ -237,9 +273,26 @@ func attachSpec(given *Spec, name, fullName string) *Spec {
 func (t *Table) Get(name []byte) *Command {
 	var buf [32]byte
 	if len(name) <= len(buf) {
-		return t.cmds[b2s(lower(buf[:0], name))]
+		return t.get(b2s(lower(buf[:0], name)))
 	}
-	return t.cmds[strings.ToLower(string(name))]
+	return t.get(strings.ToLower(string(name)))
+}
+
+// get looks name (lower case) up here and in base.
+func (t *Table) get(name string) *Command {
+	if t.base == nil {
+		return t.cmds[name]
+	}
+	if !t.shadow {
+		if c := t.base.cmds[name]; c != nil {
+			return c
+		}
+		return t.cmds[name]
+	}
+	if c := t.cmds[name]; c != nil {
+		return c
+	}
+	return t.base.cmds[name]
 }
 
 // Sub returns the subcommand of a container, or nil.
@@ -259,6 +312,13 @@ func (t *Table) All() []*Command {
 	out := make([]*Command, 0, len(t.cmds))
 	for _, c := range t.cmds {
 		out = append(out, c)
+	}
+	if t.base != nil {
+		for name, c := range t.base.cmds {
+			if t.cmds[name] == nil {
+				out = append(out, c)
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
