@@ -3,8 +3,8 @@ package engine
 import "sync"
 
 // LZF as Redis's lzf_c.c and lzf_d.c (liblzf 3.6 with HLOG 16, VERY_FAST,
-// no ULTRA_FAST), so that DUMP compresses a string to the same bytes as
-// redis-server. The compressed format:
+// no ULTRA_FAST), so that DUMP and FUNCTION DUMP compress a string to the
+// same bytes as redis-server. The compressed format:
 //
 //	000LLLLL <L+1 bytes>          literal run of 1..32 bytes
 //	LLLooooo oooooooo             back reference of L+2 (3..8) bytes, offset o+1
