@@ -814,28 +814,11 @@ func lpEntry(b []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	e := b[0]
-	intOf := func(n int, bits uint) (string, int, bool) {
-		if len(b) < 1+n {
-			return "", 0, false
-		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		v := int64(u<<(64-bits)) >> (64 - bits) // sign-extend
-		return strconv.FormatInt(v, 10), 1 + n, true
-	}
-	strOf := func(hdr, n int) (string, int, bool) {
-		if n < 0 || len(b)-hdr < n {
-			return "", 0, false
-		}
-		return string(b[hdr : hdr+n]), hdr + n, true
-	}
 	switch {
 	case e&0x80 == 0: // 7-bit unsigned
 		return strconv.Itoa(int(e)), 1, true
 	case e&0xC0 == 0x80: // 6-bit string length
-		return strOf(1, int(e&0x3F))
+		return entryStr(b, 1, int(e&0x3F))
 	case e&0xE0 == 0xC0: // 13-bit int
 		if len(b) < 2 {
 			return "", 0, false
@@ -847,26 +830,47 @@ func lpEntry(b []byte) (string, int, bool) {
 		if len(b) < 2 {
 			return "", 0, false
 		}
-		return strOf(2, int(e&0x0F)<<8|int(b[1]))
+		return entryStr(b, 2, int(e&0x0F)<<8|int(b[1]))
 	case e == 0xF0: // 32-bit string length
 		if len(b) < 5 {
 			return "", 0, false
 		}
-		n := binary.LittleEndian.Uint32(b[1:])
-		if uint64(n) > uint64(len(b)) {
-			return "", 0, false
-		}
-		return strOf(5, int(n))
+		return entryStr(b, 5, int(binary.LittleEndian.Uint32(b[1:])))
 	case e == 0xF1:
-		return intOf(2, 16)
+		return entryInt(b, 2, 16)
 	case e == 0xF2:
-		return intOf(3, 24)
+		return entryInt(b, 3, 24)
 	case e == 0xF3:
-		return intOf(4, 32)
+		return entryInt(b, 4, 32)
 	case e == 0xF4:
-		return intOf(8, 64)
+		return entryInt(b, 8, 64)
 	}
 	return "", 0, false
+}
+
+// entryStr is the string of n bytes after a listpack or ziplist entry's
+// hdr-byte header at the start of b, and the entry's length. A negative n
+// (a 32-bit length where int is 32 bits) is malformed.
+func entryStr(b []byte, hdr, n int) (string, int, bool) {
+	if n < 0 || len(b)-hdr < n {
+		return "", 0, false
+	}
+	return string(b[hdr : hdr+n]), hdr + n, true
+}
+
+// entryInt is the integer of n little-endian bytes (bits wide, signed)
+// after a listpack or ziplist entry's encoding byte at the start of b, as
+// a string, and the entry's length.
+func entryInt(b []byte, n int, bits uint) (string, int, bool) {
+	if len(b) < 1+n {
+		return "", 0, false
+	}
+	var u uint64
+	for i := n; i >= 1; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	v := int64(u<<(64-bits)) >> (64 - bits) // sign-extend
+	return strconv.FormatInt(v, 10), 1 + n, true
 }
 
 // parseZiplist checks and reads a ziplist (ziplist.c, what Redis before 7.0
@@ -916,50 +920,29 @@ func zlEntry(b []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	e := b[0]
-	str := func(hdr, n int) (string, int, bool) {
-		if n < 0 || len(b)-hdr < n {
-			return "", 0, false
-		}
-		return string(b[hdr : hdr+n]), hdr + n, true
-	}
-	intOf := func(n int, bits uint) (string, int, bool) {
-		if len(b) < 1+n {
-			return "", 0, false
-		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		v := int64(u<<(64-bits)) >> (64 - bits)
-		return strconv.FormatInt(v, 10), 1 + n, true
-	}
 	switch {
 	case e>>6 == 0:
-		return str(1, int(e&0x3F))
+		return entryStr(b, 1, int(e&0x3F))
 	case e>>6 == 1:
 		if len(b) < 2 {
 			return "", 0, false
 		}
-		return str(2, int(e&0x3F)<<8|int(b[1]))
+		return entryStr(b, 2, int(e&0x3F)<<8|int(b[1]))
 	case e == 0x80:
 		if len(b) < 5 {
 			return "", 0, false
 		}
-		n := binary.BigEndian.Uint32(b[1:])
-		if uint64(n) > uint64(len(b)) {
-			return "", 0, false
-		}
-		return str(5, int(n))
+		return entryStr(b, 5, int(binary.BigEndian.Uint32(b[1:])))
 	case e == 0xC0:
-		return intOf(2, 16)
+		return entryInt(b, 2, 16)
 	case e == 0xD0:
-		return intOf(4, 32)
+		return entryInt(b, 4, 32)
 	case e == 0xE0:
-		return intOf(8, 64)
+		return entryInt(b, 8, 64)
 	case e == 0xF0:
-		return intOf(3, 24)
+		return entryInt(b, 3, 24)
 	case e == 0xFE:
-		return intOf(1, 8)
+		return entryInt(b, 1, 8)
 	case e >= 0xF1 && e <= 0xFD:
 		return strconv.Itoa(int(e&0x0F) - 1), 1, true
 	}
