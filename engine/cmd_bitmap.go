@@ -123,27 +123,15 @@ func cmdGetBit(c *Call) {
 	}
 }
 
-// bitRange applies BITCOUNT's and BITPOS's index rules to start and end
-// (inclusive, negative from the end, clamped) for a string of n bytes, in
-// bits when isBit is set. It returns the first and last bit of the range;
-// empty is set when the range holds nothing.
+// bitRange applies BITCOUNT's and BITPOS's index rules (clampGetRange) to
+// start and end for a string of n bytes, in bits when isBit is set. It
+// returns the first and last bit of the range; empty is set when the
+// range holds nothing.
 func bitRange(start, end int64, n int64, isBit bool) (first, last uint64, empty bool) {
-	total := n
 	if isBit {
-		total <<= 3
+		n <<= 3
 	}
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	start = max(start, 0)
-	end = max(end, 0)
-	if end >= total {
-		end = total - 1
-	}
-	if start > end {
+	if start, end, empty = clampGetRange(start, end, n); empty {
 		return 0, 0, true
 	}
 	if isBit {
@@ -152,15 +140,17 @@ func bitRange(start, end int64, n int64, isBit bool) (first, last uint64, empty 
 	return uint64(start) << 3, uint64(end)<<3 + 7, false
 }
 
-// parseBitUnit reads BITCOUNT's and BITPOS's BYTE|BIT argument.
-func parseBitUnit(arg []byte) (isBit bool, err error) {
+// bitUnitArg reads BITCOUNT's and BITPOS's optional BYTE|BIT argument,
+// c.Args[i]; false when it replied a syntax error.
+func bitUnitArg(c *Call, i int) (isBit, ok bool) {
 	switch {
-	case EqualFold(arg, "bit"):
-		return true, nil
-	case EqualFold(arg, "byte"):
-		return false, nil
+	case i >= len(c.Args), EqualFold(c.Args[i], "byte"):
+		return false, true
+	case EqualFold(c.Args[i], "bit"):
+		return true, true
 	}
-	return false, ErrSyntax
+	c.Err(ErrSyntax)
+	return false, false
 }
 
 // cmdBitCount is BITCOUNT key [start end [BYTE|BIT]]. As in Redis, a
@@ -196,13 +186,9 @@ func cmdBitCount(c *Call) {
 			c.W.Int(0)
 			return
 		}
-		isBit := false
-		if len(c.Args) == 5 {
-			var err error
-			if isBit, err = parseBitUnit(c.Args[4]); err != nil {
-				c.Err(err)
-				return
-			}
+		isBit, ok := bitUnitArg(c, 4)
+		if !ok {
+			return
 		}
 		first, last, empty = bitRange(start, end, int64(len(s)), isBit)
 	default:
@@ -276,13 +262,9 @@ func cmdBitPos(c *Call) {
 			c.Err(ErrNotInteger)
 			return
 		}
-		isBit := false
-		if len(c.Args) == 6 {
-			var err error
-			if isBit, err = parseBitUnit(c.Args[5]); err != nil {
-				c.Err(err)
-				return
-			}
+		isBit, ok := bitUnitArg(c, 5)
+		if !ok {
+			return
 		}
 		end := int64(math.MaxInt64) // clamped to the end of the string
 		if len(c.Args) >= 5 {
