@@ -153,31 +153,39 @@ func bitUnitArg(c *Call, i int) (isBit, ok bool) {
 	return false, false
 }
 
+// bitsOf reads the string BITCOUNT and BITPOS look at, c.Args[1]; false
+// when it replied: missing for a missing key, or WRONGTYPE.
+func bitsOf(c *Call, missing int64) ([]byte, bool) {
+	v, found := lookupRead(c, c.Args[1])
+	switch {
+	case !found:
+		c.W.Int(missing)
+		return nil, false
+	case v.Type != TypeString:
+		c.Err(ErrWrongType)
+		return nil, false
+	}
+	return StringBytes(v.Payload), true
+}
+
+// wholeBits is the range of every bit of s, empty for an empty s.
+func wholeBits(s []byte) (first, last uint64, empty bool) {
+	return 0, uint64(len(s))<<3 - 1, len(s) == 0
+}
+
 // cmdBitCount is BITCOUNT key [start end [BYTE|BIT]]. As in Redis, a
 // missing key answers 0 before the arguments are looked at, and two
 // negative indexes in the wrong order answer 0 before BYTE|BIT is.
 func cmdBitCount(c *Call) {
-	v, found := lookupRead(c, c.Args[1])
-	if !found {
-		c.W.Int(0)
+	s, ok := bitsOf(c, 0)
+	if !ok {
 		return
 	}
-	if v.Type != TypeString {
-		c.Err(ErrWrongType)
-		return
-	}
-	s := StringBytes(v.Payload)
-	first, last := uint64(0), uint64(len(s))<<3-1
-	empty := len(s) == 0
+	first, last, empty := wholeBits(s)
 	switch len(c.Args) {
 	case 2:
 	case 4, 5:
-		start, ok := ParseInt(c.Args[2])
-		if !ok {
-			c.Err(ErrNotInteger)
-			return
-		}
-		end, ok := ParseInt(c.Args[3])
+		start, end, ok := parseRangeArgs(c.Args[2], c.Args[3])
 		if !ok {
 			c.Err(ErrNotInteger)
 			return
@@ -241,18 +249,11 @@ func cmdBitPos(c *Call) {
 		c.Err(errBitposBit)
 		return
 	}
-	v, found := lookupRead(c, c.Args[1])
-	if !found {
-		c.W.Int(-bit)
+	s, ok := bitsOf(c, -bit)
+	if !ok {
 		return
 	}
-	if v.Type != TypeString {
-		c.Err(ErrWrongType)
-		return
-	}
-	s := StringBytes(v.Payload)
-	first, last := uint64(0), uint64(len(s))<<3-1
-	empty := len(s) == 0
+	first, last, empty := wholeBits(s)
 	endGiven := false
 	switch len(c.Args) {
 	case 3:

@@ -507,12 +507,7 @@ func cmdIncrByFloat(c *Call) {
 // cmdGetRange is GETRANGE (and its old name SUBSTR): inclusive byte offsets,
 // negative from the end, clamped; a missing key is an empty string.
 func cmdGetRange(c *Call) {
-	start, ok := ParseInt(c.Args[2])
-	if !ok {
-		c.Err(ErrNotInteger)
-		return
-	}
-	end, ok := ParseInt(c.Args[3])
+	start, end, ok := parseRangeArgs(c.Args[2], c.Args[3])
 	if !ok {
 		c.Err(ErrNotInteger)
 		return
