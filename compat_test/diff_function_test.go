@@ -125,6 +125,9 @@ func TestDiffFunctionLoad(t *testing.T) {
 			fload("#!lua name='sq'\nredis.register_function('sq', function() return 1 end)"),
 			fload("#!lua name=\"a\\x41\"\nredis.register_function('hex', function() return 1 end)"),
 			fload("#!lua name=\"x\"y\nreturn 1"),
+			// isspace's \v and \f separate words, and may follow a closing quote.
+			fload("#!lua \vname=vt\nredis.register_function('vt', function() return 1 end)"),
+			fload("#!lua name=\"ff\"\f\nredis.register_function('ff', function() return 1 end)"),
 			fload("#!lua name=ok\nredis.register_function{function_name='fl', callback=function() return 1 end, flags={}}\n"+
 				"redis.register_function{function_name='dup', callback=function() return 1 end, flags={'no-writes', 'NO-WRITES'}}"),
 			unordered("FUNCTION LIST"),

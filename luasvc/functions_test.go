@@ -17,6 +17,8 @@ func TestLibraryMeta(t *testing.T) {
 		{"#!lua name=\"a b\"\nx", "lua", "a b", "\nx", ""},
 		{"#!lua 'name=q'\nx", "lua", "q", "\nx", ""},
 		{"#! name=x\n", "", "x", "\n", ""},
+		{"#!lua \vname=vt\n", "lua", "vt", "\n", ""},
+		{"#!lua name=\"ff\"\f\n", "lua", "ff", "\n", ""},
 		{"lua name=x\n", "", "", "", "Missing library metadata"},
 		{"#!lua name=x", "", "", "", "Invalid library metadata"},
 		{"#!lua name=x\x00y\n", "", "", "", "Invalid library metadata"},
