@@ -79,23 +79,10 @@ func parseFields(args [][]byte, at int, numErr error) ([][]byte, error) {
 	return args[at+1:], nil
 }
 
-// fieldsHash loads the hash of a FIELDS command, an empty one when the key
-// does not exist (every field is then missing). It comes before the
-// arguments are parsed: WRONGTYPE wins over their errors, as in Redis.
-func fieldsHash(c *Call, read bool) (h *hashObj, exp int64, ok bool) {
-	h, exp, err := loadHash(c.Tx, c.Args[1], read)
-	if err != nil {
-		c.Err(err)
-		return nil, 0, false
-	}
-	if h == nil {
-		h = &hashObj{}
-	}
-	return h, exp, true
-}
-
 // replyFields parses FIELDS (see parseFields) and starts the reply, an
-// array of one entry per field.
+// array of one entry per field. The FIELDS commands call it once they have
+// the hash (hashForWrite: an empty one for a missing key, where every
+// field is missing): WRONGTYPE comes before argument errors, as in Redis.
 func replyFields(c *Call, h *hashObj, at int, numErr error) ([][]byte, bool) {
 	fields, err := parseFields(c.Args, at, numErr)
 	if err != nil {
@@ -127,7 +114,7 @@ const (
 // hexpireGeneric is HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT.
 func hexpireGeneric(c *Call, seconds, relative bool) {
 	key := c.Args[1]
-	h, exp, ok := fieldsHash(c, false)
+	h, exp, ok := hashForWrite(c, key)
 	if !ok {
 		return
 	}
@@ -211,9 +198,13 @@ func expireCondMet(cond int, cur, at int64) bool {
 // httlGeneric is HTTL, HPTTL (relative) and HEXPIRETIME, HPEXPIRETIME
 // (absolute): per field -2 when missing, -1 without an expiry.
 func httlGeneric(c *Call, seconds, relative bool) {
-	h, _, ok := fieldsHash(c, true)
-	if !ok {
+	h, _, err := loadHash(c.Tx, c.Args[1], true)
+	if err != nil {
+		c.Err(err)
 		return
+	}
+	if h == nil {
+		h = &hashObj{} // every field is missing
 	}
 	fields, ok := replyFields(c, h, 3, errNumFieldsPositive)
 	if !ok {
@@ -240,7 +231,7 @@ func httlGeneric(c *Call, seconds, relative bool) {
 
 func cmdHpersist(c *Call) {
 	key := c.Args[1]
-	h, exp, ok := fieldsHash(c, false)
+	h, exp, ok := hashForWrite(c, key)
 	if !ok {
 		return
 	}
@@ -272,7 +263,7 @@ func cmdHpersist(c *Call) {
 // gone.
 func cmdHgetdel(c *Call) {
 	key := c.Args[1]
-	h, exp, ok := fieldsHash(c, false)
+	h, exp, ok := hashForWrite(c, key)
 	if !ok {
 		return
 	}
@@ -309,7 +300,7 @@ func cmdHgetdel(c *Call) {
 // none: PERSIST); a time in the past deletes them.
 func cmdHgetex(c *Call) {
 	key := c.Args[1]
-	h, exp, ok := fieldsHash(c, false)
+	h, exp, ok := hashForWrite(c, key)
 	if !ok {
 		return
 	}
