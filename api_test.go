@@ -188,12 +188,7 @@ func TestCheckHelpers(t *testing.T) {
 // on sockets, inside MULTI and scripts, and Do; not the direct helpers.
 func TestSetError(t *testing.T) {
 	srv := RunT(t)
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rd := bufio.NewReader(c)
+	c, rd := dialT(t, srv)
 	srv.Set("k", "v")
 	rawDo(t, c, rd, "MULTI")
 	if got := rawDo(t, c, rd, "SET a 1"); got != "+QUEUED" {
@@ -292,12 +287,8 @@ func TestCounters(t *testing.T) {
 	srv.Do("GET", "k")
 	var conns []net.Conn
 	for i := 0; i < 3; i++ {
-		c, err := net.Dial("tcp", srv.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		rawDo(t, c, bufio.NewReader(c), "PING")
+		c, rd := dialT(t, srv)
+		rawDo(t, c, rd, "PING")
 		conns = append(conns, c)
 	}
 	if n := srv.CommandCount(); n != 4 {
@@ -440,11 +431,7 @@ func TestRestartKeepsSettings(t *testing.T) {
 	// A paused server restarts unpaused. (The command it held runs as the
 	// old server stops, its reply lost with the connection: the client
 	// cannot tell, as with a redis-server that died after the write.)
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := dialT(t, srv)
 	srv.Pause()
 	c.Write([]byte("SET held 1\r\n"))
 	time.Sleep(20 * time.Millisecond)

@@ -24,6 +24,17 @@ func rawDo(t *testing.T, c net.Conn, rd *bufio.Reader, line string) string {
 	return strings.TrimRight(s, "\r\n")
 }
 
+// dialT connects to srv for the rest of the test.
+func dialT(t *testing.T, srv *Server) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, bufio.NewReader(c)
+}
+
 func TestFastForwardExpiresLeases(t *testing.T) {
 	srv := RunT(t)
 	if err := srv.SetTTL("lock", "owner", 30*time.Second); err != nil {
@@ -48,12 +59,7 @@ func TestFastForwardExpiresLeases(t *testing.T) {
 // Without FastForward, leases still run out in real time.
 func TestRealTimeExpiry(t *testing.T) {
 	srv := RunT(t)
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rd := bufio.NewReader(c)
+	c, rd := dialT(t, srv)
 	if got := rawDo(t, c, rd, "SET lock me NX PX 50"); got != "+OK" {
 		t.Fatal(got)
 	}
@@ -182,12 +188,7 @@ func TestCloseReleasesEverything(t *testing.T) {
 // A paused server keeps connections open but answers nothing until Resume.
 func TestPauseResume(t *testing.T) {
 	srv := RunT(t)
-	c, err := net.Dial("tcp", srv.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rd := bufio.NewReader(c)
+	c, rd := dialT(t, srv)
 	srv.Pause()
 	c.Write([]byte("PING\r\n"))
 	c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))

@@ -2,11 +2,9 @@ package compat
 
 import (
 	"math/rand"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Differential tests for the bitmap commands (SETBIT, GETBIT, BITCOUNT,
@@ -237,32 +235,11 @@ func TestDiffBitmaps(t *testing.T) {
 // on a few keys against both servers. DIFF_SEED picks another seed (or
 // "random").
 func TestDiffBitmapsRandom(t *testing.T) {
-	seeds := []int64{1, 2}
-	switch s := os.Getenv("DIFF_SEED"); s {
-	case "":
-	case "random":
-		seeds = []int64{time.Now().UnixNano()}
-	default:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("DIFF_SEED=%q: want an integer or \"random\"", s)
-		}
-		seeds = []int64{n}
-	}
+	seeds := diffSeeds(t, 1, 2)
 	const length = 1500
-	p := newDiffPair(t, "")
-	for _, seed := range seeds {
-		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
-			forEachProto(t, func(t *testing.T, proto int) {
-				p.reset(t)
-				diffs := runSteps(t, p, proto, randomBitmapSteps(seed, length))
-				if len(diffs) > 0 {
-					reportDiffs(t, diffs)
-					t.Errorf("%d of %d random steps differ; replay with DIFF_SEED=%d", len(diffs), length, seed)
-				}
-			})
-		})
-	}
+	runSeeds(t, newDiffPair(t, ""), seeds, length, func(t *testing.T, p *diffPair, proto int, seed int64) []stepDiff {
+		return runSteps(t, p, proto, randomBitmapSteps(seed, length))
+	})
 }
 
 // randomBitmapSteps draws n bitmap commands on keys k0..k3, with offsets

@@ -40,6 +40,8 @@ func TestDiffRestoreOld(t *testing.T) {
 		args("RESTORE", "y", "0", rdbDumpOf("\x02\x02\x01a\x01a", 10)), args("RESTORE", "y", "0", rdbDumpOf("\x05\x01\x01a\x00\x00\x00\x00\x00\x00\xf8\x7f", 10)),
 		args("RESTORE", "y", "0", rdbDumpOf("\x09\x01a", 10)), args("RESTORE", "y", "0", rdbDumpOf("\x0f\x00", 10)),
 		"EXISTS y",
+		// LZF lengths written as encoding bytes: rdbLoadLen takes their low 6 bits.
+		args("RESTORE", "e", "0", rdbDumpOf("\x00\xc3\xc6\xd5\x01aa\xe0\n\x00", 10)), "GET e",
 	)}})
 }
 

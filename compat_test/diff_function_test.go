@@ -9,7 +9,6 @@ package compat
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +125,9 @@ func TestDiffFunctionLoad(t *testing.T) {
 			fload("#!lua name='sq'\nredis.register_function('sq', function() return 1 end)"),
 			fload("#!lua name=\"a\\x41\"\nredis.register_function('hex', function() return 1 end)"),
 			fload("#!lua name=\"x\"y\nreturn 1"),
+			// isspace's \v and \f separate words, and may follow a closing quote.
+			fload("#!lua \vname=vt\nredis.register_function('vt', function() return 1 end)"),
+			fload("#!lua name=\"ff\"\f\nredis.register_function('ff', function() return 1 end)"),
 			fload("#!lua name=ok\nredis.register_function{function_name='fl', callback=function() return 1 end, flags={}}\n"+
 				"redis.register_function{function_name='dup', callback=function() return 1 end, flags={'no-writes', 'NO-WRITES'}}"),
 			unordered("FUNCTION LIST"),
@@ -674,38 +676,7 @@ func TestDiffMonitorFunctions(t *testing.T) {
 		{"FUNCTION", "DELETE", "kv"},
 		{"ECHO", "end"},
 	}
-	forEachProto(t, func(t *testing.T, proto int) {
-		var got [2][]string
-		for i, addr := range []string{p.redisAddr, p.lockAddr} {
-			mon, cl := dialRaw(t, addr), dialRaw(t, addr)
-			if proto == 3 {
-				helloResp3(t, mon, "")
-				helloResp3(t, cl, "")
-			}
-			lines := []string{mon.do(t, "MONITOR")}
-			for _, c := range cmds {
-				cl.do(t, c...)
-			}
-			mon.c.SetDeadline(time.Now().Add(5 * time.Second))
-			for {
-				r, err := readReply(mon.r)
-				if err != nil {
-					t.Fatalf("reading MONITOR lines: %v (so far %q)", err, lines)
-				}
-				lines = append(lines, string(r))
-				if strings.Contains(string(r), `"ECHO" "end"`) {
-					break
-				}
-			}
-			for j, l := range lines {
-				lines[j] = addrRe.ReplaceAllString(regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} `).ReplaceAllString(l, "+TS "), "ADDR")
-			}
-			got[i] = lines
-		}
-		if strings.Join(got[0], "") != strings.Join(got[1], "") {
-			t.Errorf("MONITOR lines differ:\nredis:     %q\nlockredis: %q", got[0], got[1])
-		}
-	})
+	diffMonitor(t, p, cmds, nil, nil)
 }
 
 // TestFunctionKillAfterWrite: where Redis answers UNKILLABLE to FUNCTION

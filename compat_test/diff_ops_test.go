@@ -20,6 +20,8 @@ import (
 var (
 	addrRe = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
 	tsRe   = regexp.MustCompile(`^[0-9]+\.[0-9]{6} `)
+	// A MONITOR line's timestamp, after the simple string's '+'.
+	monitorTsRe = regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} `)
 	// DEBUG OBJECT's internals: address, serialized length, LRU clock.
 	objRe = regexp.MustCompile(`Value at:0x[0-9a-f]+|serializedlength:[0-9]+|lru:[0-9]+|lru_seconds_idle:[0-9]+|ql_uncompressed_size:[0-9]+`)
 )
@@ -286,6 +288,24 @@ func TestDiffMonitor(t *testing.T) {
 		{"SWAPDB", "0", "1"},
 		{"ECHO", "end"},
 	}
+	diffMonitor(t, p, cmds,
+		// The monitor's own commands are answered, not shown.
+		func(mon *rawConn) []string { return []string{mon.do(t, "GET", "x"), mon.do(t, "PING")} },
+		// After RESET it monitors no more: the client's PING is not shown.
+		func(mon, cl *rawConn) []string {
+			reset := mon.do(t, "RESET")
+			cl.do(t, "PING")
+			return []string{reset, mon.do(t, "ECHO", "after reset")}
+		})
+}
+
+// diffMonitor compares, in RESP2 and RESP3, what a MONITOR connection
+// reads from each server while another client sends cmds, the last of
+// which is ECHO end: MONITOR's reply, before's lines (the monitor's own
+// commands, nil for none), the lines up to ECHO end's, then after's.
+// Timestamps and client addresses are masked.
+func diffMonitor(t *testing.T, p *diffPair, cmds [][]string, before func(mon *rawConn) []string, after func(mon, cl *rawConn) []string) {
+	t.Helper()
 	forEachProto(t, func(t *testing.T, proto int) {
 		var got [2][]string
 		for i, addr := range []string{p.redisAddr, p.lockAddr} {
@@ -295,7 +315,9 @@ func TestDiffMonitor(t *testing.T) {
 				helloResp3(t, cl, "")
 			}
 			lines := []string{mon.do(t, "MONITOR")}
-			lines = append(lines, mon.do(t, "GET", "x"), mon.do(t, "PING"))
+			if before != nil {
+				lines = append(lines, before(mon)...)
+			}
 			for _, c := range cmds {
 				cl.do(t, c...)
 			}
@@ -310,11 +332,11 @@ func TestDiffMonitor(t *testing.T) {
 					break
 				}
 			}
-			lines = append(lines, mon.do(t, "RESET"))
-			cl.do(t, "PING")
-			lines = append(lines, mon.do(t, "ECHO", "after reset"))
+			if after != nil {
+				lines = append(lines, after(mon, cl)...)
+			}
 			for j, l := range lines {
-				lines[j] = addrRe.ReplaceAllString(regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} `).ReplaceAllString(l, "+TS "), "ADDR")
+				lines[j] = addrRe.ReplaceAllString(monitorTsRe.ReplaceAllString(l, "+TS "), "ADDR")
 			}
 			got[i] = lines
 		}

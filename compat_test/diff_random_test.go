@@ -26,26 +26,41 @@ import (
 // so such a key stays counted by DBSIZE until a command meets it, and
 // DBSIZE is compared like any reply.
 func TestDiffRandom(t *testing.T) {
-	seeds := []int64{1, 2, 3}
+	seeds := diffSeeds(t, 1, 2, 3)
+	const length = 3000
+	runSeeds(t, newLazyExpiryPair(t), seeds, length, func(t *testing.T, p *diffPair, proto int, seed int64) []stepDiff {
+		return runSteps(t, p, proto, randomSteps(seed, length))
+	})
+}
+
+// diffSeeds are a random test's seeds: defaults, fixed so CI is
+// repeatable, or the one DIFF_SEED=N names, or DIFF_SEED=random's, taken
+// from the clock (printed on failure).
+func diffSeeds(t *testing.T, defaults ...int64) []int64 {
 	switch s := os.Getenv("DIFF_SEED"); s {
 	case "":
+		return defaults
 	case "random":
-		seeds = []int64{time.Now().UnixNano()}
+		return []int64{time.Now().UnixNano()}
 	default:
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			t.Fatalf("DIFF_SEED=%q: want an integer or \"random\"", s)
 		}
-		seeds = []int64{n}
+		return []int64{n}
 	}
-	const length = 3000
-	p := newLazyExpiryPair(t)
+}
+
+// runSeeds runs a random test for every seed, in RESP2 and in RESP3, on p
+// reset before each run; run plays the length steps of a seed and returns
+// those whose replies differ.
+func runSeeds(t *testing.T, p *diffPair, seeds []int64, length int, run func(t *testing.T, p *diffPair, proto int, seed int64) []stepDiff) {
+	t.Helper()
 	for _, seed := range seeds {
 		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
 			forEachProto(t, func(t *testing.T, proto int) {
 				p.reset(t)
-				diffs := runSteps(t, p, proto, randomSteps(seed, length))
-				if len(diffs) > 0 {
+				if diffs := run(t, p, proto, seed); len(diffs) > 0 {
 					reportDiffs(t, diffs)
 					t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
 				}

@@ -2,7 +2,6 @@ package compat
 
 import (
 	"math/rand"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -426,32 +425,11 @@ func TestDiffTypesKeys(t *testing.T) {
 // and random picks (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER) by type and
 // length. SPOP always pops everything so both servers keep the same state.
 func TestDiffTypesRandom(t *testing.T) {
-	seeds := []int64{11, 12, 13}
-	switch s := os.Getenv("DIFF_SEED"); s {
-	case "":
-	case "random":
-		seeds = []int64{time.Now().UnixNano()}
-	default:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("DIFF_SEED=%q: want an integer or \"random\"", s)
-		}
-		seeds = []int64{n}
-	}
+	seeds := diffSeeds(t, 11, 12, 13)
 	const length = 3000
-	p := newDiffPair(t, "")
-	for _, seed := range seeds {
-		t.Run("seed="+strconv.FormatInt(seed, 10), func(t *testing.T) {
-			forEachProto(t, func(t *testing.T, proto int) {
-				p.reset(t)
-				diffs := h4Run(t, p, proto, h4RandomSteps(seed, length))
-				if len(diffs) > 0 {
-					reportDiffs(t, diffs)
-					t.Errorf("%d of %d random steps differ (later ones may only follow from the first); replay with DIFF_SEED=%d", len(diffs), length, seed)
-				}
-			})
-		})
-	}
+	runSeeds(t, newDiffPair(t, ""), seeds, length, func(t *testing.T, p *diffPair, proto int, seed int64) []stepDiff {
+		return h4Run(t, p, proto, h4RandomSteps(seed, length))
+	})
 }
 
 type h4Gen struct{ *gen }

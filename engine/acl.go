@@ -388,7 +388,7 @@ func (e *Engine) aclSetUser(r *userRules, op string) error {
 		r.passwords = append(r.passwords[:i:i], r.passwords[i+1:]...)
 	case op[0] == '(' && op[len(op)-1] == ')':
 		s := &aclSelector{}
-		words, ok := splitArgsString(op[1 : len(op)-1])
+		words, ok := SplitArgs(op[1 : len(op)-1])
 		if !ok {
 			words = nil // sdssplitargs failing yields no argument
 		}

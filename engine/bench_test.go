@@ -6,16 +6,23 @@ import (
 	"time"
 )
 
-// BenchmarkSetNXPX is the lock-acquire command through the command table,
-// as a connection runs it (without the network).
-func BenchmarkSetNXPX(b *testing.B) {
+// benchEngine is an engine (closed when the benchmark ends) and a client
+// session that runs as the default user: the ACL check's fast path.
+func benchEngine(b *testing.B) (*Engine, *Session) {
 	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	b.Cleanup(func() { e.Close() })
 	s := NewSession("normal")
-	e.AddSession(s) // runs as the default user: the ACL check's fast path
+	e.AddSession(s)
+	return e, s
+}
+
+// BenchmarkSetNXPX is the lock-acquire command through the command table,
+// as a connection runs it (without the network).
+func BenchmarkSetNXPX(b *testing.B) {
+	e, s := benchEngine(b)
 	keys := make([][]byte, 100000)
 	for i := range keys {
 		keys[i] = []byte("lock:" + strconv.Itoa(i))
@@ -32,13 +39,7 @@ func BenchmarkSetNXPX(b *testing.B) {
 }
 
 func BenchmarkGet(b *testing.B) {
-	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	s := NewSession("normal")
-	e.AddSession(s) // runs as the default user: the ACL check's fast path
+	e, s := benchEngine(b)
 	args := [][]byte{[]byte("GET"), []byte("lock:1")}
 	var rec Recorder
 	b.ReportAllocs()
@@ -52,13 +53,7 @@ func BenchmarkGet(b *testing.B) {
 // BenchmarkGetLive is GET of a key that exists and has not expired: the
 // hot path of a read, which lazy expiry must not slow down.
 func BenchmarkGetLive(b *testing.B) {
-	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	s := NewSession("normal")
-	e.AddSession(s) // runs as the default user: the ACL check's fast path
+	e, s := benchEngine(b)
 	var rec Recorder
 	set := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("PX"), []byte("30000")}
 	e.Dispatch(s, nil, set, &rec)
@@ -75,16 +70,10 @@ func BenchmarkGetLive(b *testing.B) {
 // key prefix and a few commands: the full ACL check (command bit, one key
 // pattern) on every command.
 func BenchmarkSetNXPXTeamUser(b *testing.B) {
-	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e, s := benchEngine(b)
 	if msg := e.aclStringSetUser("team-a", []string{"on", "nopass", "~lock:team-a:*", "+@all", "-@dangerous"}); msg != "" {
 		b.Fatal(msg)
 	}
-	s := NewSession("normal")
-	e.AddSession(s)
 	s.user.Store(e.LookupUser("team-a"))
 	keys := make([][]byte, 100000)
 	for i := range keys {
@@ -107,13 +96,7 @@ func BenchmarkSetNXPXTeamUser(b *testing.B) {
 // BenchmarkACLCheckDefaultUser is the ACL check alone for the default
 // user (allowed everything): the cost every command pays.
 func BenchmarkACLCheckDefaultUser(b *testing.B) {
-	e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	s := NewSession("normal")
-	e.AddSession(s)
+	e, s := benchEngine(b)
 	args := [][]byte{[]byte("SET"), []byte("lock:1"), []byte("tok"), []byte("NX"), []byte("PX"), []byte("30000")}
 	cmd := e.Table.Lookup(args)
 	var rec Recorder

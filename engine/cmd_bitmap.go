@@ -123,27 +123,15 @@ func cmdGetBit(c *Call) {
 	}
 }
 
-// bitRange applies BITCOUNT's and BITPOS's index rules to start and end
-// (inclusive, negative from the end, clamped) for a string of n bytes, in
-// bits when isBit is set. It returns the first and last bit of the range;
-// empty is set when the range holds nothing.
+// bitRange applies BITCOUNT's and BITPOS's index rules (clampGetRange) to
+// start and end for a string of n bytes, in bits when isBit is set. It
+// returns the first and last bit of the range; empty is set when the
+// range holds nothing.
 func bitRange(start, end int64, n int64, isBit bool) (first, last uint64, empty bool) {
-	total := n
 	if isBit {
-		total <<= 3
+		n <<= 3
 	}
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	start = max(start, 0)
-	end = max(end, 0)
-	if end >= total {
-		end = total - 1
-	}
-	if start > end {
+	if start, end, empty = clampGetRange(start, end, n); empty {
 		return 0, 0, true
 	}
 	if isBit {
@@ -152,42 +140,52 @@ func bitRange(start, end int64, n int64, isBit bool) (first, last uint64, empty 
 	return uint64(start) << 3, uint64(end)<<3 + 7, false
 }
 
-// parseBitUnit reads BITCOUNT's and BITPOS's BYTE|BIT argument.
-func parseBitUnit(arg []byte) (isBit bool, err error) {
+// bitUnitArg reads BITCOUNT's and BITPOS's optional BYTE|BIT argument,
+// c.Args[i]; false when it replied a syntax error.
+func bitUnitArg(c *Call, i int) (isBit, ok bool) {
 	switch {
-	case EqualFold(arg, "bit"):
-		return true, nil
-	case EqualFold(arg, "byte"):
-		return false, nil
+	case i >= len(c.Args), EqualFold(c.Args[i], "byte"):
+		return false, true
+	case EqualFold(c.Args[i], "bit"):
+		return true, true
 	}
-	return false, ErrSyntax
+	c.Err(ErrSyntax)
+	return false, false
+}
+
+// bitsOf reads the string BITCOUNT and BITPOS look at, c.Args[1]; false
+// when it replied: missing for a missing key, or WRONGTYPE.
+func bitsOf(c *Call, missing int64) ([]byte, bool) {
+	v, found := lookupRead(c, c.Args[1])
+	switch {
+	case !found:
+		c.W.Int(missing)
+		return nil, false
+	case v.Type != TypeString:
+		c.Err(ErrWrongType)
+		return nil, false
+	}
+	return StringBytes(v.Payload), true
+}
+
+// wholeBits is the range of every bit of s, empty for an empty s.
+func wholeBits(s []byte) (first, last uint64, empty bool) {
+	return 0, uint64(len(s))<<3 - 1, len(s) == 0
 }
 
 // cmdBitCount is BITCOUNT key [start end [BYTE|BIT]]. As in Redis, a
 // missing key answers 0 before the arguments are looked at, and two
 // negative indexes in the wrong order answer 0 before BYTE|BIT is.
 func cmdBitCount(c *Call) {
-	v, found := lookupRead(c, c.Args[1])
-	if !found {
-		c.W.Int(0)
+	s, ok := bitsOf(c, 0)
+	if !ok {
 		return
 	}
-	if v.Type != TypeString {
-		c.Err(ErrWrongType)
-		return
-	}
-	s := StringBytes(v.Payload)
-	first, last := uint64(0), uint64(len(s))<<3-1
-	empty := len(s) == 0
+	first, last, empty := wholeBits(s)
 	switch len(c.Args) {
 	case 2:
 	case 4, 5:
-		start, ok := ParseInt(c.Args[2])
-		if !ok {
-			c.Err(ErrNotInteger)
-			return
-		}
-		end, ok := ParseInt(c.Args[3])
+		start, end, ok := parseRangeArgs(c.Args[2], c.Args[3])
 		if !ok {
 			c.Err(ErrNotInteger)
 			return
@@ -196,13 +194,9 @@ func cmdBitCount(c *Call) {
 			c.W.Int(0)
 			return
 		}
-		isBit := false
-		if len(c.Args) == 5 {
-			var err error
-			if isBit, err = parseBitUnit(c.Args[4]); err != nil {
-				c.Err(err)
-				return
-			}
+		isBit, ok := bitUnitArg(c, 4)
+		if !ok {
+			return
 		}
 		first, last, empty = bitRange(start, end, int64(len(s)), isBit)
 	default:
@@ -255,18 +249,11 @@ func cmdBitPos(c *Call) {
 		c.Err(errBitposBit)
 		return
 	}
-	v, found := lookupRead(c, c.Args[1])
-	if !found {
-		c.W.Int(-bit)
+	s, ok := bitsOf(c, -bit)
+	if !ok {
 		return
 	}
-	if v.Type != TypeString {
-		c.Err(ErrWrongType)
-		return
-	}
-	s := StringBytes(v.Payload)
-	first, last := uint64(0), uint64(len(s))<<3-1
-	empty := len(s) == 0
+	first, last, empty := wholeBits(s)
 	endGiven := false
 	switch len(c.Args) {
 	case 3:
@@ -276,13 +263,9 @@ func cmdBitPos(c *Call) {
 			c.Err(ErrNotInteger)
 			return
 		}
-		isBit := false
-		if len(c.Args) == 6 {
-			var err error
-			if isBit, err = parseBitUnit(c.Args[5]); err != nil {
-				c.Err(err)
-				return
-			}
+		isBit, ok := bitUnitArg(c, 5)
+		if !ok {
+			return
 		}
 		end := int64(math.MaxInt64) // clamped to the end of the string
 		if len(c.Args) >= 5 {

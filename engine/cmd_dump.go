@@ -97,12 +97,12 @@ func cmdRestore(c *Call) {
 		c.Err(errRestoreTTL)
 		return
 	}
-	payload := c.Args[3]
-	if !verifyDumpPayload(payload) {
+	body, ok := RDBPayloadBody(c.Args[3])
+	if !ok {
 		c.Err(errDumpPayload)
 		return
 	}
-	v, err := restorePayload(payload)
+	v, err := restorePayload(body)
 	if err != nil {
 		c.Err(err)
 		return

@@ -57,6 +57,48 @@ func TestLZF(t *testing.T) {
 			t.Fatalf("len %d: decompressed into a shorter buffer", n)
 		}
 	}
+	if _, ok := lzfDecompress([]byte{0xe0}, 10); ok {
+		t.Error("truncated back reference accepted")
+	}
+	if _, ok := lzfDecompress([]byte{0x20, 0x05}, 10); ok {
+		t.Error("back reference before the start accepted")
+	}
+}
+
+// TestRDBStrings: strings of every length encoding read back, and the
+// integer and LZF encodings Redis writes (LZF lengths may be encoding
+// bytes, read as their low 6 bits as rdbLoadLen does).
+func TestRDBStrings(t *testing.T) {
+	for _, n := range []int{0, 1, 20, 63, 64, 16383, 16384, 70000} {
+		s := strings.Repeat("x", n)
+		if n > 0 {
+			s = strconv.Itoa(n) + s // not compressible to nothing
+		}
+		r := NewRDBReader(AppendRDBString(nil, s))
+		if got := r.Str(); r.Bad() || got != s || r.More() {
+			t.Errorf("%d bytes: %d bytes back, bad %v", n, len(got), r.Bad())
+		}
+	}
+	for _, c := range []struct {
+		enc  string
+		want string
+	}{
+		{"\xc0\xfe", "-2"},
+		{"\xc1\x39\x30", "12345"},
+		{"\xc2\x15\xcd\x5b\x07", "123456789"},
+		{"\xc3\x06\x15\x01aa\xe0\n\x00", strings.Repeat("a", 21)},
+		{"\xc3\xc6\xd5\x01aa\xe0\n\x00", strings.Repeat("a", 21)},
+	} {
+		r := NewRDBReader([]byte(c.enc))
+		if got := r.Str(); r.Bad() || got != c.want || r.More() {
+			t.Errorf("%q: %q (bad %v), want %q", c.enc, got, r.Bad(), c.want)
+		}
+	}
+	for _, enc := range []string{"", "\x05abc", "\xc2\x01", "\xc4", "\x82", "\xc3\x06\x14\x01aa\xe0\n\x00"} {
+		if r := NewRDBReader([]byte(enc)); r.Str() != "" || !r.Bad() {
+			t.Errorf("%q: accepted", enc)
+		}
+	}
 }
 
 // TestDumpRestoreRoundTrip: every type and encoding survives DUMP and
@@ -119,15 +161,7 @@ func TestDumpRestoreRoundTrip(t *testing.T) {
 
 // TestRestoreRejects: damaged payloads are refused, whatever is damaged.
 func TestRestoreRejects(t *testing.T) {
-	withTrailer := func(body string) string {
-		b := []byte(body)
-		b = append(b, rdbVersion, 0)
-		c := crc64Redis(0, b)
-		for i := 0; i < 8; i++ {
-			b = append(b, byte(c>>(8*i)))
-		}
-		return string(b)
-	}
+	withTrailer := func(body string) string { return string(AppendRDBTrailer([]byte(body))) }
 	lp := func(items ...string) string {
 		var l listpack
 		for _, it := range items {
@@ -135,7 +169,7 @@ func TestRestoreRejects(t *testing.T) {
 		}
 		return string(l.bytes())
 	}
-	str := func(s string) string { return string(rdbAppendString(nil, s)) }
+	str := func(s string) string { return string(AppendRDBString(nil, s)) }
 	te := newTestEngine(t)
 	for _, tc := range []struct {
 		name, payload, want string
@@ -213,13 +247,13 @@ func FuzzRestorePayload(f *testing.F) {
 	f.Add([]byte("\x0a\x0f\x0f\x00\x00\x00\x0c\x00\x00\x00\x02\x00\x00\xf3\x02\xf6\xff")) // ziplist
 	f.Add([]byte("\x00\xc3\x02\x80\x7f\xff\xff\xff\x00a"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := append(append([]byte(nil), body...), make([]byte, 10)...)
-		v, err := restorePayload(p)
+		v, err := restorePayload(body)
 		if err != nil {
 			return
 		}
 		// What was accepted dumps and restores to the same value.
-		again, err := restorePayload(dumpPayload(v))
+		p := dumpPayload(v)
+		again, err := restorePayload(p[:len(p)-10])
 		if err != nil {
 			t.Fatalf("%q: the dump of the restored value is refused: %v", body, err)
 		}
@@ -240,7 +274,7 @@ func TestRestoreZiplists(t *testing.T) {
 		}
 		return string(b)
 	}
-	str := func(s string) string { return string(rdbAppendString(nil, s)) }
+	str := func(s string) string { return string(AppendRDBString(nil, s)) }
 	// ziplist.c's own example: "2" and "5".
 	two5 := "\x0f\x00\x00\x00\x0c\x00\x00\x00\x02\x00\x00\xf3\x02\xf6\xff"
 	// "a" 1 (immediate), "b" -2 (int8): 22 bytes, the last entry at 18.

@@ -79,6 +79,21 @@ func parseFields(args [][]byte, at int, numErr error) ([][]byte, error) {
 	return args[at+1:], nil
 }
 
+// replyFields parses FIELDS (see parseFields) and starts the reply, an
+// array of one entry per field. The FIELDS commands call it once they have
+// the hash (hashForWrite: an empty one for a missing key, where every
+// field is missing): WRONGTYPE comes before argument errors, as in Redis.
+func replyFields(c *Call, h *hashObj, at int, numErr error) ([][]byte, bool) {
+	fields, err := parseFields(c.Args, at, numErr)
+	if err != nil {
+		c.Err(err)
+		return nil, false
+	}
+	c.W.Array(len(fields))
+	h.expect(len(fields))
+	return fields, true
+}
+
 // setFieldExpiry gives field i of h the expiry at. A field's lease is a
 // lock's TTL for the restart fence (fence.go): one granted here is
 // remembered like a key's.
@@ -99,9 +114,8 @@ const (
 // hexpireGeneric is HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT.
 func hexpireGeneric(c *Call, seconds, relative bool) {
 	key := c.Args[1]
-	h, exp, err := loadHash(c.Tx, key, false)
-	if err != nil {
-		c.Err(err)
+	h, exp, ok := hashForWrite(c, key)
+	if !ok {
 		return
 	}
 	var base int64
@@ -127,19 +141,10 @@ func hexpireGeneric(c *Call, seconds, relative bool) {
 	if cond != condNone {
 		numAt++
 	}
-	fields, err := parseFields(c.Args, numAt, errNumFieldsHexpire)
-	if err != nil {
-		c.Err(err)
+	fields, ok := replyFields(c, h, numAt, errNumFieldsHexpire)
+	if !ok {
 		return
 	}
-	c.W.Array(len(fields))
-	if h == nil {
-		for range fields {
-			c.W.Int(fieldNoField)
-		}
-		return
-	}
-	h.expect(len(fields))
 	deleted, updated := 0, 0
 	for _, f := range fields {
 		i := h.find(f)
@@ -198,25 +203,19 @@ func httlGeneric(c *Call, seconds, relative bool) {
 		c.Err(err)
 		return
 	}
-	fields, err := parseFields(c.Args, 3, errNumFieldsPositive)
-	if err != nil {
-		c.Err(err)
+	if h == nil {
+		h = &hashObj{} // every field is missing
+	}
+	fields, ok := replyFields(c, h, 3, errNumFieldsPositive)
+	if !ok {
 		return
 	}
 	var base int64
 	if relative {
 		base = c.Tx.Ms
 	}
-	c.W.Array(len(fields))
-	if h != nil {
-		h.expect(len(fields))
-	}
 	for _, f := range fields {
-		i := -1
-		if h != nil {
-			i = h.find(f)
-		}
-		switch {
+		switch i := h.find(f); {
 		case i < 0:
 			c.W.Int(-2)
 		case h.ents[i].at == 0:
@@ -232,24 +231,14 @@ func httlGeneric(c *Call, seconds, relative bool) {
 
 func cmdHpersist(c *Call) {
 	key := c.Args[1]
-	h, exp, err := loadHash(c.Tx, key, false)
-	if err != nil {
-		c.Err(err)
+	h, exp, ok := hashForWrite(c, key)
+	if !ok {
 		return
 	}
-	fields, err := parseFields(c.Args, 3, errNumFieldsPositive)
-	if err != nil {
-		c.Err(err)
+	fields, ok := replyFields(c, h, 3, errNumFieldsPositive)
+	if !ok {
 		return
 	}
-	c.W.Array(len(fields))
-	if h == nil {
-		for range fields {
-			c.W.Int(-2)
-		}
-		return
-	}
-	h.expect(len(fields))
 	changed := false
 	for _, f := range fields {
 		i := h.find(f)
@@ -274,33 +263,25 @@ func cmdHpersist(c *Call) {
 // gone.
 func cmdHgetdel(c *Call) {
 	key := c.Args[1]
-	h, exp, err := loadHash(c.Tx, key, false)
-	if err != nil {
-		c.Err(err)
+	h, exp, ok := hashForWrite(c, key)
+	if !ok {
 		return
 	}
-	fields, err := parseFields(c.Args, 3, errNumFieldsPositive)
-	if err != nil {
-		c.Err(err)
+	fields, ok := replyFields(c, h, 3, errNumFieldsPositive)
+	if !ok {
 		return
-	}
-	c.W.Array(len(fields))
-	if h != nil {
-		h.expect(len(fields))
 	}
 	deleted := 0
 	for _, f := range fields {
-		if h != nil {
-			if v, ok := h.get(f); ok {
-				c.W.BulkString(v)
-				h.del(f)
-				deleted++
-				continue
-			}
+		if v, ok := h.get(f); ok {
+			c.W.BulkString(v)
+			h.del(f)
+			deleted++
+			continue
 		}
 		c.W.Null()
 	}
-	if deleted == 0 && (h == nil || h.expired == 0) {
+	if deleted == 0 && h.expired == 0 {
 		return
 	}
 	// Like Redis 8, which expires the fields it meets, this removes the
@@ -319,9 +300,8 @@ func cmdHgetdel(c *Call) {
 // none: PERSIST); a time in the past deletes them.
 func cmdHgetex(c *Call) {
 	key := c.Args[1]
-	h, exp, err := loadHash(c.Tx, key, false)
-	if err != nil {
-		c.Err(err)
+	h, exp, ok := hashForWrite(c, key)
+	if !ok {
 		return
 	}
 	opt := c.Args[2]
@@ -337,6 +317,7 @@ func cmdHgetex(c *Call) {
 			base = c.Tx.Ms
 		}
 		seconds := opt[0] == 'e' || opt[0] == 'E'
+		var err error
 		if at, err = parseFieldExpire(c, c.Args[3], seconds, base); err != nil {
 			c.Err(err)
 			return
@@ -345,19 +326,10 @@ func cmdHgetex(c *Call) {
 		persist = true
 		numAt++
 	}
-	fields, err := parseFields(c.Args, numAt, errNumFieldsPositive)
-	if err != nil {
-		c.Err(err)
+	fields, ok := replyFields(c, h, numAt, errNumFieldsPositive)
+	if !ok {
 		return
 	}
-	c.W.Array(len(fields))
-	if h == nil {
-		for range fields {
-			c.W.Null()
-		}
-		return
-	}
-	h.expect(len(fields))
 	deleted, updated := 0, 0
 	for _, f := range fields {
 		i := h.find(f)

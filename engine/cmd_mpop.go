@@ -75,23 +75,6 @@ func clampCount(count int64, n int) int {
 
 // ------------------------------------------------------------------ lists
 
-// popListNotify pops up to count elements from the list l stored at key,
-// stores what is left and raises Redis's events (listElementsRemoved):
-// "lpop" or "rpop", then "del" when the list is gone.
-func popListNotify(tx *Tx, key []byte, l *listObj, exp int64, left bool, count int) []string {
-	out := l.pop(left, count)
-	storeList(tx, key, l, exp)
-	if left {
-		tx.Notify(NotifyList, "lpop", key)
-	} else {
-		tx.Notify(NotifyList, "rpop", key)
-	}
-	if len(l.elems) == 0 {
-		tx.Notify(NotifyGeneric, "del", key)
-	}
-	return out
-}
-
 // lmpopGeneric is LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
 // and BLMPOP timeout numkeys ... (numkeys at c.Args[numIdx]). BLMPOP's
 // timeout is checked after the other arguments, as in Redis.
@@ -117,7 +100,9 @@ func lmpopGeneric(c *Call, numIdx int, block bool) {
 		if l == nil {
 			continue
 		}
-		out := popListNotify(c.Tx, k, l, exp, left, clampCount(count, len(l.elems)))
+		out := l.pop(left, clampCount(count, len(l.elems)))
+		storeList(c.Tx, k, l, exp)
+		notifyPopped(c, k, left, len(l.elems) == 0)
 		c.W.Array(2)
 		c.W.Bulk(k)
 		c.W.Array(len(out))
@@ -134,34 +119,6 @@ func lmpopGeneric(c *Call, numIdx int, block bool) {
 }
 
 // ------------------------------------------------------------ sorted sets
-
-// popZsetNotify pops up to count members from the smallest (or, when max,
-// the largest) end of z stored at key, stores what is left and raises
-// Redis's events (genericZpopCommand): "zpopmin" or "zpopmax" once, then
-// "del" when the sorted set is gone.
-func popZsetNotify(tx *Tx, key []byte, z *zsetObj, exp int64, max bool, count int) []zent {
-	n := min(count, len(z.ents))
-	out := make([]zent, n)
-	if max {
-		for k := range out {
-			out[k] = z.ents[len(z.ents)-1-k]
-		}
-		z.ents = z.ents[:len(z.ents)-n]
-	} else {
-		copy(out, z.ents[:n])
-		z.ents = z.ents[n:]
-	}
-	storeZset(tx, key, z, exp)
-	if max {
-		tx.Notify(NotifyZset, "zpopmax", key)
-	} else {
-		tx.Notify(NotifyZset, "zpopmin", key)
-	}
-	if len(z.ents) == 0 {
-		tx.Notify(NotifyGeneric, "del", key)
-	}
-	return out
-}
 
 // zmpopGeneric is ZMPOP numkeys key [key ...] MIN|MAX [COUNT count] and
 // BZMPOP timeout numkeys ... (numkeys at c.Args[numIdx]). The reply nests
@@ -219,7 +176,13 @@ func zpopFirst(c *Call, keys [][]byte, max bool, count int64, nested bool) bool 
 		if z == nil {
 			continue
 		}
-		out := popZsetNotify(c.Tx, k, z, exp, max, clampCount(count, len(z.ents)))
+		out := z.pop(c.Tx, k, exp, max, clampCount(count, len(z.ents)))
+		// Redis's events (genericZpopCommand): the pop once, then "del"
+		// when the sorted set is gone.
+		c.Tx.Notify(NotifyZset, zpopEvent(max), k)
+		if len(z.ents) == 0 {
+			c.Tx.Notify(NotifyGeneric, "del", k)
+		}
 		if nested {
 			c.W.Array(2)
 			c.W.Bulk(k)
@@ -232,8 +195,8 @@ func zpopFirst(c *Call, keys [][]byte, max bool, count int64, nested bool) bool 
 			if nested {
 				c.W.Array(2)
 			}
-			c.W.BulkString(e.member)
-			c.W.Double(e.score)
+			c.W.BulkString(e.Member)
+			c.W.Double(e.Score)
 		}
 		return true
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -102,32 +101,11 @@ func TestSortKeys(t *testing.T) {
 	}
 }
 
-// sortEventLog records keyspace events.
-type sortEventLog struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (l *sortEventLog) Receivers([]byte) int { return 1 }
-func (l *sortEventLog) Deliver(channel, message []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, string(channel)+" "+string(message))
-}
-
-func (l *sortEventLog) take() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := strings.Join(l.events, ", ")
-	l.events = nil
-	return s
-}
-
 // TestSortDumpCopyEvents: the keyspace events of SORT ... STORE, RESTORE
 // and COPY, as Redis 7.0 raises them.
 func TestSortDumpCopyEvents(t *testing.T) {
 	te := newTestEngine(t)
-	log := &sortEventLog{}
+	log := &eventLog{}
 	te.SetPublisher(log)
 	te.run([]step{
 		{cmd("RPUSH", "l", "2", "1"), "(integer) 2"},
@@ -150,7 +128,7 @@ func TestSortDumpCopyEvents(t *testing.T) {
 		{cmd("COPY", "s", "c", "DB", "3"), ""},
 	} {
 		te.do(tc.args...)
-		if got := log.take(); got != tc.want {
+		if got := strings.Join(log.take(), ", "); got != tc.want {
 			t.Errorf("%q: events %q, want %q", tc.args, got, tc.want)
 		}
 	}

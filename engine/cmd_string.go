@@ -507,12 +507,7 @@ func cmdIncrByFloat(c *Call) {
 // cmdGetRange is GETRANGE (and its old name SUBSTR): inclusive byte offsets,
 // negative from the end, clamped; a missing key is an empty string.
 func cmdGetRange(c *Call) {
-	start, ok := ParseInt(c.Args[2])
-	if !ok {
-		c.Err(ErrNotInteger)
-		return
-	}
-	end, ok := ParseInt(c.Args[3])
+	start, end, ok := parseRangeArgs(c.Args[2], c.Args[3])
 	if !ok {
 		c.Err(ErrNotInteger)
 		return
@@ -531,10 +526,21 @@ func cmdGetRange(c *Call) {
 
 // substring applies GETRANGE's index rules.
 func substring(s string, start, end int64) string {
-	n := int64(len(s))
 	if start < 0 && end < 0 && start > end {
 		return ""
 	}
+	start, end, empty := clampGetRange(start, end, int64(len(s)))
+	if empty {
+		return ""
+	}
+	return s[start : end+1]
+}
+
+// clampGetRange is the index rule of GETRANGE, BITCOUNT and BITPOS for
+// an inclusive range over n items: a negative index counts from the end,
+// then both are clamped to the items (unlike the lists' clampRange, an end
+// before the first item means the first). empty when no item is left.
+func clampGetRange(start, end, n int64) (first, last int64, empty bool) {
 	if start < 0 {
 		start += n
 	}
@@ -546,10 +552,7 @@ func substring(s string, start, end int64) string {
 	if end >= n {
 		end = n - 1
 	}
-	if start > end || n == 0 {
-		return ""
-	}
-	return s[start : end+1]
+	return start, end, start > end
 }
 
 // cmdSetRange overwrites part of a string at a byte offset, padding with

@@ -1017,11 +1017,7 @@ func zpopGeneric(c *Call, max bool) {
 		c.W.Array(2 * len(popped))
 	}
 	// Redis raises the event after the reply's header, before the members.
-	if max {
-		c.Tx.Notify(NotifyZset, "zpopmax", key)
-	} else {
-		c.Tx.Notify(NotifyZset, "zpopmin", key)
-	}
+	c.Tx.Notify(NotifyZset, zpopEvent(max), key)
 	for _, p := range popped {
 		if nested {
 			c.W.Array(2)
@@ -1032,6 +1028,15 @@ func zpopGeneric(c *Call, max bool) {
 	if len(z.ents) == 0 {
 		c.Tx.Notify(NotifyGeneric, "del", key)
 	}
+}
+
+// zpopEvent is the keyspace event of a pop from the smallest or (max) the
+// largest end.
+func zpopEvent(max bool) string {
+	if max {
+		return "zpopmax"
+	}
+	return "zpopmin"
 }
 
 func cmdZpopmin(c *Call) { zpopGeneric(c, false) }

@@ -237,10 +237,7 @@ func zinter(srcs []zsrc, agg zaggregate) []zent {
 		return nil
 	}
 	first := srcs[0].entries()
-	finders := make([]func(string) (float64, bool), len(srcs))
-	for i := 1; i < len(srcs); i++ {
-		finders[i] = srcs[i].finder(len(first))
-	}
+	finders := otherFinders(srcs, len(first))
 	var out []zent
 	for _, e := range first {
 		score := srcs[0].weight * e.score
@@ -263,16 +260,23 @@ func zinter(srcs []zsrc, agg zaggregate) []zent {
 	return out
 }
 
+// otherFinders is a lookup of a member's score in each input after the
+// first (index 0 stays nil), each ready for n lookups.
+func otherFinders(srcs []zsrc, n int) []func(string) (float64, bool) {
+	finders := make([]func(string) (float64, bool), len(srcs))
+	for i := 1; i < len(srcs); i++ {
+		finders[i] = srcs[i].finder(n)
+	}
+	return finders
+}
+
 // zinterCard counts ZINTER's result, stopping at limit when limit > 0.
 func zinterCard(srcs []zsrc, limit int64) int64 {
 	if srcs[0].size() == 0 {
 		return 0
 	}
 	first := srcs[0].entries()
-	finders := make([]func(string) (float64, bool), len(srcs))
-	for i := 1; i < len(srcs); i++ {
-		finders[i] = srcs[i].finder(len(first))
-	}
+	finders := otherFinders(srcs, len(first))
 	var n int64
 	for _, e := range first {
 		in := true
@@ -325,10 +329,7 @@ func zdiff(srcs []zsrc) []zent {
 		}
 	}
 	first := srcs[0].entries()
-	finders := make([]func(string) (float64, bool), len(srcs))
-	for i := 1; i < len(srcs); i++ {
-		finders[i] = srcs[i].finder(len(first))
-	}
+	finders := otherFinders(srcs, len(first))
 	var out []zent
 	for _, e := range first {
 		in := false

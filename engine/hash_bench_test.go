@@ -3,7 +3,6 @@ package engine
 import (
 	"strconv"
 	"testing"
-	"time"
 )
 
 // BenchmarkHashRedissonLock runs the hash commands of a Redisson lock
@@ -14,13 +13,7 @@ import (
 func BenchmarkHashRedissonLock(b *testing.B) {
 	for _, cmdName := range []string{"HINCRBY", "HEXISTS", "HGET"} {
 		b.Run(cmdName, func(b *testing.B) {
-			e, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close()
-			s := NewSession("normal")
-			e.AddSession(s)
+			e, s := benchEngine(b)
 			keys := make([][]byte, 10000)
 			field := []byte("8743c9c0-0795-4907-87fd-6c719a6b4586:1")
 			var rec Recorder

@@ -3,8 +3,8 @@ package engine
 import "sync"
 
 // LZF as Redis's lzf_c.c and lzf_d.c (liblzf 3.6 with HLOG 16, VERY_FAST,
-// no ULTRA_FAST), so that DUMP compresses a string to the same bytes as
-// redis-server. The compressed format:
+// no ULTRA_FAST), so that DUMP and FUNCTION DUMP compress a string to the
+// same bytes as redis-server. The compressed format:
 //
 //	000LLLLL <L+1 bytes>          literal run of 1..32 bytes
 //	LLLooooo oooooooo             back reference of L+2 (3..8) bytes, offset o+1
@@ -57,6 +57,17 @@ func lzfCompress(in []byte, outLen int) []byte {
 	inEnd := len(in)
 	ip, op, lit := 0, 1, 0 // op 0 is the first run's length byte
 	idx := func(h uint32) uint32 { return ((h >> (3*8 - lzfHlog)) - h*5) & (lzfHsize - 1) }
+	literal := func() { // copies a byte into the run, closing it at lzfMaxLit
+		lit++
+		out[op] = in[ip]
+		op++
+		ip++
+		if lit == lzfMaxLit {
+			out[op-lit-1] = byte(lit - 1)
+			lit = 0
+			op++
+		}
+	}
 	hval := uint32(in[0])<<8 | uint32(in[1])
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
@@ -132,29 +143,13 @@ func lzfCompress(in []byte, outLen int) []byte {
 		if op >= outLen {
 			return nil
 		}
-		lit++
-		out[op] = in[ip]
-		op++
-		ip++
-		if lit == lzfMaxLit {
-			out[op-lit-1] = byte(lit - 1)
-			lit = 0
-			op++
-		}
+		literal()
 	}
 	if op+3 > outLen {
 		return nil
 	}
 	for ip < inEnd {
-		lit++
-		out[op] = in[ip]
-		op++
-		ip++
-		if lit == lzfMaxLit {
-			out[op-lit-1] = byte(lit - 1)
-			lit = 0
-			op++
-		}
+		literal()
 	}
 	out[op-lit-1] = byte(lit - 1)
 	if lit == 0 {

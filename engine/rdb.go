@@ -83,7 +83,7 @@ func dumpPayload(v Value) []byte {
 	switch v.Type {
 	case TypeString:
 		b = append(b, rdbTypeString)
-		b = rdbAppendString(b, v.Payload)
+		b = AppendRDBString(b, v.Payload)
 	case TypeList:
 		b = append(b, rdbTypeListQuicklist)
 		b = rdbAppendQuicklist(b, decodeList(v.Payload).elems)
@@ -91,12 +91,12 @@ func dumpPayload(v Value) []byte {
 		s := decodeSet(v.Payload)
 		if s.intset {
 			b = append(b, rdbTypeSetIntset)
-			b = rdbAppendString(b, b2s(intsetBlob(s.ints)))
+			b = AppendRDBString(b, b2s(intsetBlob(s.ints)))
 		} else {
 			b = append(b, rdbTypeSet)
 			b = rdbAppendLen(b, uint64(len(s.members)))
 			for _, m := range s.members {
-				b = rdbAppendString(b, m)
+				b = AppendRDBString(b, m)
 			}
 		}
 	case TypeZSet:
@@ -107,7 +107,7 @@ func dumpPayload(v Value) []byte {
 			b = append(b, rdbTypeZset2)
 			b = rdbAppendLen(b, uint64(len(z.ents)))
 			for i := len(z.ents) - 1; i >= 0; i-- {
-				b = rdbAppendString(b, z.ents[i].member)
+				b = AppendRDBString(b, z.ents[i].member)
 				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(z.ents[i].score))
 			}
 		} else {
@@ -117,7 +117,7 @@ func dumpPayload(v Value) []byte {
 				lp.add(listpackScoreText(e.score))
 			}
 			b = append(b, rdbTypeZsetListpack)
-			b = rdbAppendString(b, b2s(lp.bytes()))
+			b = AppendRDBString(b, b2s(lp.bytes()))
 		}
 	case TypeHash:
 		h := decodeHash(v.Payload)
@@ -125,8 +125,8 @@ func dumpPayload(v Value) []byte {
 			b = append(b, rdbTypeHash)
 			b = rdbAppendLen(b, uint64(h.live))
 			h.each(func(f, val string) {
-				b = rdbAppendString(b, f)
-				b = rdbAppendString(b, val)
+				b = AppendRDBString(b, f)
+				b = AppendRDBString(b, val)
 			})
 		} else {
 			var lp listpack
@@ -135,9 +135,15 @@ func dumpPayload(v Value) []byte {
 				lp.add(val)
 			})
 			b = append(b, rdbTypeHashListpack)
-			b = rdbAppendString(b, b2s(lp.bytes()))
+			b = AppendRDBString(b, b2s(lp.bytes()))
 		}
 	}
+	return AppendRDBTrailer(b)
+}
+
+// AppendRDBTrailer ends a payload as DUMP and FUNCTION DUMP do: the RDB
+// version and the CRC64 of everything before it, both little-endian.
+func AppendRDBTrailer(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
 	return binary.LittleEndian.AppendUint64(b, crc64Redis(0, b))
 }
@@ -155,10 +161,10 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, 0x81), n)
 }
 
-// rdbAppendString is rdbSaveRawString: short canonical integers that fit
+// AppendRDBString is rdbSaveRawString: short canonical integers that fit
 // 32 bits as integers, strings over 20 bytes LZF-compressed when that
 // saves at least 4 bytes (rdbcompression yes), the rest as they are.
-func rdbAppendString(b []byte, s string) []byte {
+func AppendRDBString(b []byte, s string) []byte {
 	if len(s) <= 11 {
 		if v, ok := ParseInt(StringBytes(s)); ok && strconv.FormatInt(v, 10) == s {
 			switch {
@@ -199,7 +205,7 @@ func rdbAppendQuicklist(b []byte, elems []string) []byte {
 	b = rdbAppendLen(b, uint64(len(nodes)))
 	for _, n := range nodes {
 		b = rdbAppendLen(b, quicklistPacked)
-		b = rdbAppendString(b, b2s(n))
+		b = AppendRDBString(b, b2s(n))
 	}
 	return b
 }
@@ -343,29 +349,40 @@ func lpAppendBacklen(b []byte, l uint64) []byte {
 
 // ------------------------------------------------------------- reading
 
-// verifyDumpPayload checks the trailer: a version Redis 7.0 can read and
-// the checksum.
-func verifyDumpPayload(p []byte) bool {
+// RDBPayloadBody checks a DUMP or FUNCTION DUMP payload's trailer (a
+// version Redis 7.0 can read, the checksum) and returns what precedes it;
+// false when the trailer is wrong.
+func RDBPayloadBody(p []byte) ([]byte, bool) {
 	if len(p) < 10 {
-		return false
+		return nil, false
 	}
-	footer := p[len(p)-10:]
-	if binary.LittleEndian.Uint16(footer) > rdbVersion {
-		return false
+	body, footer := p[:len(p)-10], p[len(p)-10:]
+	if binary.LittleEndian.Uint16(footer) > rdbVersion ||
+		crc64Redis(0, p[:len(p)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
+		return nil, false
 	}
-	return crc64Redis(0, p[:len(p)-8]) == binary.LittleEndian.Uint64(footer[2:])
+	return body, true
 }
 
-// rdbReader reads an RDB object; any malformation sets bad, and every
-// later read returns zero values.
-type rdbReader struct {
+// RDBReader reads the RDB encodings of a payload's body; any malformation
+// makes it Bad, and every later read returns zero values.
+type RDBReader struct {
 	b   []byte
 	bad bool
 }
 
-func (r *rdbReader) fail() { r.bad, r.b = true, nil }
+// NewRDBReader reads body, a payload without its trailer.
+func NewRDBReader(body []byte) *RDBReader { return &RDBReader{b: body} }
 
-func (r *rdbReader) take(n uint64) []byte {
+// Bad says whether anything read so far was malformed or missing.
+func (r *RDBReader) Bad() bool { return r.bad }
+
+// More says whether bytes are left to read (none once Bad).
+func (r *RDBReader) More() bool { return len(r.b) > 0 }
+
+func (r *RDBReader) fail() { r.bad, r.b = true, nil }
+
+func (r *RDBReader) take(n uint64) []byte {
 	if r.bad || n > uint64(len(r.b)) {
 		r.fail()
 		return nil
@@ -375,24 +392,25 @@ func (r *rdbReader) take(n uint64) []byte {
 	return out
 }
 
-func (r *rdbReader) byte() byte {
+func (r *RDBReader) Byte() byte {
 	if b := r.take(1); b != nil {
 		return b[0]
 	}
 	return 0
 }
 
-// len is rdbLoadLen; enc is the string encoding (0xC0..0xC3) when the
-// length byte is one.
-func (r *rdbReader) len() (n uint64, enc int) {
-	first := r.byte()
+// Length is rdbLoadLenByRef; enc is the string encoding (0xC0..0xC3)
+// when the length byte is one, and -1 when not. n is then the encoding's
+// low 6 bits, the length rdbLoadLen (which ignores encodings) reads.
+func (r *RDBReader) Length() (n uint64, enc int) {
+	first := r.Byte()
 	switch first >> 6 {
 	case 0:
 		return uint64(first & 0x3F), -1
 	case 1:
-		return uint64(first&0x3F)<<8 | uint64(r.byte()), -1
+		return uint64(first&0x3F)<<8 | uint64(r.Byte()), -1
 	case 3:
-		return 0, int(first)
+		return uint64(first & 0x3F), int(first)
 	}
 	switch first {
 	case 0x80:
@@ -411,8 +429,8 @@ func (r *rdbReader) len() (n uint64, enc int) {
 
 // count reads a number of elements, each of which takes at least min
 // bytes: a count the rest of the payload cannot hold is malformed.
-func (r *rdbReader) count(minBytes uint64) uint64 {
-	n, enc := r.len()
+func (r *RDBReader) count(minBytes uint64) uint64 {
+	n, enc := r.Length()
 	if enc >= 0 || n == 0 || n > uint64(len(r.b))/minBytes {
 		r.fail()
 		return 0
@@ -424,14 +442,14 @@ func (r *rdbReader) count(minBytes uint64) uint64 {
 // back reference yields at most 264 bytes.
 const lzfMaxRatio = 88
 
-// str is rdbGenericLoadStringObject.
-func (r *rdbReader) str() string {
-	n, enc := r.len()
+// Str is rdbGenericLoadStringObject: a plain, integer or LZF string.
+func (r *RDBReader) Str() string {
+	n, enc := r.Length()
 	switch enc {
 	case -1:
 		return string(r.take(n))
 	case rdbEncInt8:
-		return strconv.Itoa(int(int8(r.byte())))
+		return strconv.Itoa(int(int8(r.Byte())))
 	case rdbEncInt16:
 		if b := r.take(2); b != nil {
 			return strconv.Itoa(int(int16(binary.LittleEndian.Uint16(b))))
@@ -441,9 +459,11 @@ func (r *rdbReader) str() string {
 			return strconv.Itoa(int(int32(binary.LittleEndian.Uint32(b))))
 		}
 	case rdbEncLZF:
-		clen, e1 := r.len()
-		ulen, e2 := r.len()
-		if e1 >= 0 || e2 >= 0 || ulen > clen*lzfMaxRatio+lzfMaxRatio {
+		// Both lengths as rdbLoadLen reads them: an encoding byte counts
+		// as its low 6 bits.
+		clen, _ := r.Length()
+		ulen, _ := r.Length()
+		if r.bad || ulen > clen*lzfMaxRatio+lzfMaxRatio {
 			r.fail()
 			return ""
 		}
@@ -463,7 +483,7 @@ func (r *rdbReader) str() string {
 	return ""
 }
 
-func (r *rdbReader) binaryDouble() float64 {
+func (r *RDBReader) binaryDouble() float64 {
 	if b := r.take(8); b != nil {
 		return math.Float64frombits(binary.LittleEndian.Uint64(b))
 	}
@@ -472,8 +492,8 @@ func (r *rdbReader) binaryDouble() float64 {
 
 // oldDouble is rdbLoadDoubleValue (RDB_TYPE_ZSET): a length byte, 253..255
 // for nan, inf and -inf, else that many bytes of text.
-func (r *rdbReader) oldDouble() float64 {
-	switch n := r.byte(); n {
+func (r *RDBReader) oldDouble() float64 {
+	switch n := r.Byte(); n {
 	case 253:
 		return math.NaN()
 	case 254:
@@ -495,10 +515,10 @@ func parseScoreText(s string) (float64, bool) {
 	return f, n == len(s) && n > 0 && !math.IsNaN(f)
 }
 
-// restorePayload decodes a DUMP payload (checked by verifyDumpPayload)
-// into a value with the encoding Redis 7.0 would give it on RESTORE.
-func restorePayload(p []byte) (Value, error) {
-	r := &rdbReader{b: p[:len(p)-10]}
+// restorePayload decodes a DUMP payload's body (see RDBPayloadBody) into
+// a value with the encoding Redis 7.0 would give it on RESTORE.
+func restorePayload(body []byte) (Value, error) {
+	r := NewRDBReader(body)
 	v, ok := r.object()
 	if !ok || r.bad {
 		return Value{}, errBadDataFormat
@@ -506,22 +526,22 @@ func restorePayload(p []byte) (Value, error) {
 	return v, nil
 }
 
-func (r *rdbReader) object() (Value, bool) {
-	switch t := r.byte(); t {
+func (r *RDBReader) object() (Value, bool) {
+	switch t := r.Byte(); t {
 	case rdbTypeString:
-		s := r.str()
+		s := r.Str()
 		return Value{Type: TypeString, Payload: s}, !r.bad
 	case rdbTypeList:
 		n := r.count(1)
 		l := &listObj{}
 		for i := uint64(0); i < n && !r.bad; i++ {
-			l.elems = append(l.elems, r.str())
+			l.elems = append(l.elems, r.Str())
 		}
 		return Value{Type: TypeList, Payload: encodeList(l)}, !r.bad && len(l.elems) > 0
 	case rdbTypeListQuicklist, rdbTypeListQuicklist1:
 		return r.quicklist(t == rdbTypeListQuicklist1)
 	case rdbTypeListZiplist:
-		items, ok := parseZiplist(r.str())
+		items, ok := parseZiplist(r.Str())
 		if !ok || r.bad || len(items) == 0 {
 			return Value{}, false
 		}
@@ -530,14 +550,14 @@ func (r *rdbReader) object() (Value, bool) {
 		n := r.count(1)
 		members := make([]string, 0, min(n, 1024))
 		for i := uint64(0); i < n && !r.bad; i++ {
-			members = append(members, r.str())
+			members = append(members, r.Str())
 		}
 		if r.bad {
 			return Value{}, false
 		}
 		return restoredSet(members, n > setMaxIntsetEntries)
 	case rdbTypeSetIntset:
-		ints, ok := parseIntset(r.str())
+		ints, ok := parseIntset(r.Str())
 		if !ok || r.bad {
 			return Value{}, false
 		}
@@ -551,7 +571,7 @@ func (r *rdbReader) object() (Value, bool) {
 		ents := make([]zent, 0, min(n, 1024))
 		maxLen := 0
 		for i := uint64(0); i < n && !r.bad; i++ {
-			m := r.str()
+			m := r.Str()
 			var sc float64
 			if t == rdbTypeZset2 {
 				sc = r.binaryDouble()
@@ -574,7 +594,7 @@ func (r *rdbReader) object() (Value, bool) {
 		if t == rdbTypeZsetZiplist {
 			parse = parseZiplist
 		}
-		items, ok := parse(r.str())
+		items, ok := parse(r.Str())
 		if !ok || r.bad || len(items) == 0 || len(items)%2 != 0 {
 			return Value{}, false
 		}
@@ -591,7 +611,7 @@ func (r *rdbReader) object() (Value, bool) {
 		n := r.count(2)
 		h := &hashObj{large: n > hashMaxListpackEntries}
 		for i := uint64(0); i < n && !r.bad; i++ {
-			f, val := r.str(), r.str()
+			f, val := r.Str(), r.Str()
 			if len(f) > hashMaxListpackValue || len(val) > hashMaxListpackValue {
 				h.large = true
 			}
@@ -606,7 +626,7 @@ func (r *rdbReader) object() (Value, bool) {
 		if t == rdbTypeHashZiplist {
 			parse = parseZiplist
 		}
-		items, ok := parse(r.str())
+		items, ok := parse(r.Str())
 		if !ok || r.bad || len(items) == 0 || len(items)%2 != 0 {
 			return Value{}, false
 		}
@@ -622,19 +642,19 @@ func (r *rdbReader) object() (Value, bool) {
 // quicklist reads RDB_TYPE_LIST_QUICKLIST_2: nodes holding a listpack (or
 // one element, a plain node), or the older RDB_TYPE_LIST_QUICKLIST:
 // ziplist nodes. Empty nodes are skipped as in Redis.
-func (r *rdbReader) quicklist(ziplists bool) (Value, bool) {
+func (r *RDBReader) quicklist(ziplists bool) (Value, bool) {
 	n := r.count(1)
 	l := &listObj{}
 	for i := uint64(0); i < n && !r.bad; i++ {
 		container := uint64(quicklistPacked)
 		if !ziplists {
 			var enc int
-			container, enc = r.len()
+			container, enc = r.Length()
 			if enc >= 0 || (container != quicklistPacked && container != quicklistPlain) {
 				return Value{}, false
 			}
 		}
-		data := r.str()
+		data := r.Str()
 		if r.bad || len(data) == 0 {
 			return Value{}, false
 		}
@@ -794,28 +814,11 @@ func lpEntry(b []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	e := b[0]
-	intOf := func(n int, bits uint) (string, int, bool) {
-		if len(b) < 1+n {
-			return "", 0, false
-		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		v := int64(u<<(64-bits)) >> (64 - bits) // sign-extend
-		return strconv.FormatInt(v, 10), 1 + n, true
-	}
-	strOf := func(hdr, n int) (string, int, bool) {
-		if n < 0 || len(b)-hdr < n {
-			return "", 0, false
-		}
-		return string(b[hdr : hdr+n]), hdr + n, true
-	}
 	switch {
 	case e&0x80 == 0: // 7-bit unsigned
 		return strconv.Itoa(int(e)), 1, true
 	case e&0xC0 == 0x80: // 6-bit string length
-		return strOf(1, int(e&0x3F))
+		return entryStr(b, 1, int(e&0x3F))
 	case e&0xE0 == 0xC0: // 13-bit int
 		if len(b) < 2 {
 			return "", 0, false
@@ -827,26 +830,47 @@ func lpEntry(b []byte) (string, int, bool) {
 		if len(b) < 2 {
 			return "", 0, false
 		}
-		return strOf(2, int(e&0x0F)<<8|int(b[1]))
+		return entryStr(b, 2, int(e&0x0F)<<8|int(b[1]))
 	case e == 0xF0: // 32-bit string length
 		if len(b) < 5 {
 			return "", 0, false
 		}
-		n := binary.LittleEndian.Uint32(b[1:])
-		if uint64(n) > uint64(len(b)) {
-			return "", 0, false
-		}
-		return strOf(5, int(n))
+		return entryStr(b, 5, int(binary.LittleEndian.Uint32(b[1:])))
 	case e == 0xF1:
-		return intOf(2, 16)
+		return entryInt(b, 2, 16)
 	case e == 0xF2:
-		return intOf(3, 24)
+		return entryInt(b, 3, 24)
 	case e == 0xF3:
-		return intOf(4, 32)
+		return entryInt(b, 4, 32)
 	case e == 0xF4:
-		return intOf(8, 64)
+		return entryInt(b, 8, 64)
 	}
 	return "", 0, false
+}
+
+// entryStr is the string of n bytes after a listpack or ziplist entry's
+// hdr-byte header at the start of b, and the entry's length. A negative n
+// (a 32-bit length where int is 32 bits) is malformed.
+func entryStr(b []byte, hdr, n int) (string, int, bool) {
+	if n < 0 || len(b)-hdr < n {
+		return "", 0, false
+	}
+	return string(b[hdr : hdr+n]), hdr + n, true
+}
+
+// entryInt is the integer of n little-endian bytes (bits wide, signed)
+// after a listpack or ziplist entry's encoding byte at the start of b, as
+// a string, and the entry's length.
+func entryInt(b []byte, n int, bits uint) (string, int, bool) {
+	if len(b) < 1+n {
+		return "", 0, false
+	}
+	var u uint64
+	for i := n; i >= 1; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	v := int64(u<<(64-bits)) >> (64 - bits) // sign-extend
+	return strconv.FormatInt(v, 10), 1 + n, true
 }
 
 // parseZiplist checks and reads a ziplist (ziplist.c, what Redis before 7.0
@@ -896,50 +920,29 @@ func zlEntry(b []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	e := b[0]
-	str := func(hdr, n int) (string, int, bool) {
-		if n < 0 || len(b)-hdr < n {
-			return "", 0, false
-		}
-		return string(b[hdr : hdr+n]), hdr + n, true
-	}
-	intOf := func(n int, bits uint) (string, int, bool) {
-		if len(b) < 1+n {
-			return "", 0, false
-		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		v := int64(u<<(64-bits)) >> (64 - bits)
-		return strconv.FormatInt(v, 10), 1 + n, true
-	}
 	switch {
 	case e>>6 == 0:
-		return str(1, int(e&0x3F))
+		return entryStr(b, 1, int(e&0x3F))
 	case e>>6 == 1:
 		if len(b) < 2 {
 			return "", 0, false
 		}
-		return str(2, int(e&0x3F)<<8|int(b[1]))
+		return entryStr(b, 2, int(e&0x3F)<<8|int(b[1]))
 	case e == 0x80:
 		if len(b) < 5 {
 			return "", 0, false
 		}
-		n := binary.BigEndian.Uint32(b[1:])
-		if uint64(n) > uint64(len(b)) {
-			return "", 0, false
-		}
-		return str(5, int(n))
+		return entryStr(b, 5, int(binary.BigEndian.Uint32(b[1:])))
 	case e == 0xC0:
-		return intOf(2, 16)
+		return entryInt(b, 2, 16)
 	case e == 0xD0:
-		return intOf(4, 32)
+		return entryInt(b, 4, 32)
 	case e == 0xE0:
-		return intOf(8, 64)
+		return entryInt(b, 8, 64)
 	case e == 0xF0:
-		return intOf(3, 24)
+		return entryInt(b, 3, 24)
 	case e == 0xFE:
-		return intOf(1, 8)
+		return entryInt(b, 1, 8)
 	case e >= 0xF1 && e <= 0xFD:
 		return strconv.Itoa(int(e&0x0F) - 1), 1, true
 	}

@@ -418,7 +418,7 @@ func libraryMeta(code string) (engineName, name, body string, err error) {
 	if end < 0 || strings.IndexByte(code[:end], 0) >= 0 {
 		return "", "", "", errors.New("Invalid library metadata")
 	}
-	parts, ok := splitArgs(code[:end])
+	parts, ok := engine.SplitArgs(code[:end])
 	if !ok || len(parts) == 0 {
 		return "", "", "", errors.New("Invalid library metadata")
 	}
@@ -534,109 +534,6 @@ func loadErrorText(err error) string {
 		}
 	}
 	return "ERR " + luaMessage(luaToString(obj))
-}
-
-// splitArgs is sdssplitargs for the shebang line: words separated by
-// blanks, "double" and 'single' quoted words with Redis's escapes in the
-// double ones. ok is false on unbalanced quotes.
-func splitArgs(line string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(line) && isArgSep(line[i]) {
-			i++
-		}
-		if i >= len(line) {
-			return out, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			switch {
-			case inq:
-				if i >= len(line) {
-					return nil, false
-				}
-				if line[i] == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
-					cur = append(cur, hexVal(line[i+2])<<4|hexVal(line[i+3]))
-					i += 3
-				} else if line[i] == '\\' && i+1 < len(line) {
-					i++
-					c := line[i]
-					switch c {
-					case 'n':
-						c = '\n'
-					case 'r':
-						c = '\r'
-					case 't':
-						c = '\t'
-					case 'b':
-						c = '\b'
-					case 'a':
-						c = '\a'
-					}
-					cur = append(cur, c)
-				} else if line[i] == '"' {
-					if i+1 < len(line) && !isArgSep(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur = append(cur, line[i])
-				}
-			case insq:
-				if i >= len(line) {
-					return nil, false
-				}
-				if line[i] == '\\' && i+1 < len(line) && line[i+1] == '\'' {
-					i++
-					cur = append(cur, '\'')
-				} else if line[i] == '\'' {
-					if i+1 < len(line) && !isArgSep(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur = append(cur, line[i])
-				}
-			default:
-				if i >= len(line) {
-					done = true
-					break
-				}
-				switch line[i] {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, line[i])
-				}
-			}
-			if i < len(line) {
-				i++
-			}
-		}
-		out = append(out, string(cur))
-	}
-}
-
-func isArgSep(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0 }
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
 }
 
 // ---- Commands ----

@@ -1,9 +1,7 @@
 package luasvc
 
 import (
-	"bytes"
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
 )
@@ -19,6 +17,8 @@ func TestLibraryMeta(t *testing.T) {
 		{"#!lua name=\"a b\"\nx", "lua", "a b", "\nx", ""},
 		{"#!lua 'name=q'\nx", "lua", "q", "\nx", ""},
 		{"#! name=x\n", "", "x", "\n", ""},
+		{"#!lua \vname=vt\n", "lua", "vt", "\n", ""},
+		{"#!lua name=\"ff\"\f\n", "lua", "ff", "\n", ""},
 		{"lua name=x\n", "", "", "", "Missing library metadata"},
 		{"#!lua name=x", "", "", "", "Invalid library metadata"},
 		{"#!lua name=x\x00y\n", "", "", "", "Invalid library metadata"},
@@ -48,73 +48,6 @@ func TestValidName(t *testing.T) {
 	} {
 		if validName(name) != want {
 			t.Errorf("validName(%q) = %v", name, !want)
-		}
-	}
-}
-
-// TestRedisCRC64 checks the check value of Redis's crc64 (crc64.c).
-func TestRedisCRC64(t *testing.T) {
-	if got := redisCRC64(0, []byte("123456789")); got != 0xe9c6d914c4b8d9ca {
-		t.Fatalf("crc64 = %x", got)
-	}
-}
-
-func TestLZFRoundTrip(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	inputs := []string{
-		strings.Repeat("a", 300),
-		strings.Repeat("abcdefgh", 1000),
-		"#!lua name=x\nredis.register_function('f', function() return 1 end)",
-	}
-	for i := 0; i < 200; i++ {
-		b := make([]byte, 21+rng.Intn(20000))
-		alpha := 2 + rng.Intn(40)
-		for j := range b {
-			b[j] = byte('a' + rng.Intn(alpha))
-		}
-		inputs = append(inputs, string(b))
-	}
-	for _, in := range inputs {
-		c := lzfCompress([]byte(in), len(in)-4)
-		if c == nil {
-			continue // does not save enough: stored raw
-		}
-		out, ok := lzfDecompress(c, uint64(len(in)))
-		if !ok || !bytes.Equal(out, []byte(in)) {
-			t.Fatalf("round trip of %d bytes failed", len(in))
-		}
-	}
-	if _, ok := lzfDecompress([]byte{0xe0}, 10); ok {
-		t.Error("truncated back reference accepted")
-	}
-	if _, ok := lzfDecompress([]byte{0x20, 0x05}, 10); ok {
-		t.Error("back reference before the start accepted")
-	}
-}
-
-func TestRDBStrings(t *testing.T) {
-	for _, n := range []int{0, 1, 20, 63, 64, 16383, 16384, 70000} {
-		s := strings.Repeat("x", n)
-		if n > 0 {
-			s = fmt.Sprint(n) + s // not compressible to nothing
-		}
-		r := &rdbReader{b: appendRDBString(nil, s)}
-		got, err := r.str()
-		if err != nil || got != s || r.pos != len(r.b) {
-			t.Errorf("%d bytes: %d bytes back, %v", n, len(got), err)
-		}
-	}
-	for _, c := range []struct {
-		enc  []byte
-		want string
-	}{
-		{[]byte{0xc0, 0xfe}, "-2"},
-		{[]byte{0xc1, 0x39, 0x30}, "12345"},
-		{[]byte{0xc2, 0x15, 0xcd, 0x5b, 0x07}, "123456789"},
-	} {
-		r := &rdbReader{b: c.enc}
-		if got, err := r.str(); err != nil || got != c.want {
-			t.Errorf("%x: %q %v, want %q", c.enc, got, err, c.want)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func (m *redisModel) inlineBuffer() bool {
 	if nl != 0 && m.q[nl-1] == '\r' {
 		end, skip = nl-1, 2
 	}
-	tokens, ends, ok := splitArgs(m.q[:end], nil, nil)
+	tokens, ends, ok := engine.AppendSplitArgs(m.q[:end], nil, nil)
 	if !ok {
 		return m.protoErr("Protocol error: unbalanced quotes in request")
 	}

@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"math"
@@ -499,7 +498,7 @@ func (g *guardConn) parse() parseResult {
 				line = line[:len(line)-1]
 			}
 			var ok bool
-			g.tokens, g.ends, ok = splitArgs(line, g.tokens[:0], g.ends[:0])
+			g.tokens, g.ends, ok = engine.AppendSplitArgs(line, g.tokens[:0], g.ends[:0])
 			if !ok {
 				return g.violation("Protocol error: unbalanced quotes in request")
 			}
@@ -586,119 +585,7 @@ func appendFrame(out, tokens []byte, ends []int) []byte {
 	return out
 }
 
-// splitArgs splits an inline command line exactly as Redis's sdssplitargs
-// does, appending the arguments to tokens and their end offsets to ends.
-// ok is false on unbalanced quotes. The line is a C string to Redis, so it
-// ends at a NUL byte.
-func splitArgs(line, tokens []byte, ends []int) (_ []byte, _ []int, ok bool) {
-	if i := bytes.IndexByte(line, 0); i >= 0 {
-		line = line[:i]
-	}
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	i := 0
-	for {
-		for i < len(line) && isCSpace(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			return tokens, ends, true
-		}
-		inDouble, inSingle, done := false, false, false
-		for !done {
-			c := at(i)
-			switch {
-			case inDouble:
-				switch {
-				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
-					tokens = append(tokens, unhex(at(i+2))<<4|unhex(at(i+3)))
-					i += 3
-				case c == '\\' && at(i+1) != 0:
-					i++
-					switch c = line[i]; c {
-					case 'n':
-						c = '\n'
-					case 'r':
-						c = '\r'
-					case 't':
-						c = '\t'
-					case 'b':
-						c = '\b'
-					case 'a':
-						c = '\a'
-					}
-					tokens = append(tokens, c)
-				case c == '"':
-					// The closing quote must be followed by a space or
-					// nothing at all.
-					if n := at(i + 1); n != 0 && !isCSpace(n) {
-						return tokens, ends, false
-					}
-					done = true
-				case c == 0:
-					return tokens, ends, false
-				default:
-					tokens = append(tokens, c)
-				}
-			case inSingle:
-				switch {
-				case c == '\\' && at(i+1) == '\'':
-					i++
-					tokens = append(tokens, '\'')
-				case c == '\'':
-					if n := at(i + 1); n != 0 && !isCSpace(n) {
-						return tokens, ends, false
-					}
-					done = true
-				case c == 0:
-					return tokens, ends, false
-				default:
-					tokens = append(tokens, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inDouble = true
-				case '\'':
-					inSingle = true
-				default:
-					tokens = append(tokens, c)
-				}
-			}
-			if i < len(line) {
-				i++
-			}
-		}
-		ends = append(ends, len(tokens))
-	}
-}
-
 // isCSpace is C's isspace in the C locale.
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
 // peekLimit bounds what watchPeer reads ahead while a command is blocked.
 const peekLimit = 64 << 10
 
