@@ -47,7 +47,7 @@ func BenchmarkEmbeddedStartPingClose(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				c.Write([]byte("PING\r\n"))
+				c.Write([]byte("*1\r\n$4\r\nPING\r\n")) // miniredis reads no inline commands
 				if _, err := c.Read(buf); err != nil {
 					b.Fatal(err)
 				}

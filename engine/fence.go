@@ -202,14 +202,15 @@ func (f *fence) fenceFor(st fenceState, unknown bool, logf func(level, format st
 	return min(time.Duration(st.maxTTLms)*time.Millisecond, f.maxTTL)
 }
 
-// bootID identifies the running kernel boot (Linux), "" elsewhere.
-func bootID() string {
+// bootID identifies the running kernel boot (Linux), "" elsewhere. Read
+// once per process: it cannot change while the process runs.
+var bootID = sync.OnceValue(func() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
-}
+})
 
 type fenceState struct {
 	marker   string

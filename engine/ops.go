@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -42,15 +42,24 @@ type opsState struct {
 	debugMode    string       // enable-debug-command: no, yes, local
 }
 
+// heapAlloc is MemStats.HeapAlloc, read without stopping the world
+// (ReadMemStats does: too slow for every embedded server's start).
+func heapAlloc() int64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
+}
+
 // initOps reads the operations parameters from Config.Params, checked as
 // CONFIG SET checks them.
 func (e *Engine) initOps() error {
 	e.ops.slowerThan.Store(DefaultSlowlogSlowerThan)
 	e.ops.slowMax.Store(DefaultSlowlogMaxLen)
 	e.ops.debugMode = "no"
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	e.ops.startupAlloc = int64(ms.HeapAlloc)
+	e.ops.startupAlloc = heapAlloc()
 	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command", "notify-keyspace-events"} {
 		v, ok := e.cfg.Params[name]
 		if !ok {

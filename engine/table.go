@@ -167,7 +167,7 @@ func newTable() *Table {
 func (t *Table) clone() *Table {
 	t.aclMu.Lock()
 	defer t.aclMu.Unlock()
-	return &Table{base: t, cmds: make(map[string]*Command), aclIDs: make(map[string]int),
+	return &Table{base: t, cmds: make(map[string]*Command, 32), aclIDs: make(map[string]int, 64),
 		aclList: t.aclList, aclStale: t.aclStale}
 }
 
