@@ -30,6 +30,10 @@ type Blocked struct {
 	args     [][]byte
 	keys     []dbKey
 	want     Type      // the type a key must hold to serve it; typeMissing: no key
+	// readyFn, when set, decides instead of want whether a changed key
+	// serves the command now (a stream waiter needs entries newer than
+	// the ID it waits after, not just a stream).
+	readyFn func(tx *Tx, key []byte) bool
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
@@ -102,6 +106,13 @@ func (c *Call) CanBlock() bool { return c.canBlock }
 // connection finds the request in Session.Blocked.
 func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) {
 	c.block(keys, want, timeout, onTimeout)
+}
+
+// BlockUntil is Block with a readiness test of its own: the command runs
+// again (with c.served set) when ready reports true for a changed key.
+func (c *Call) BlockUntil(keys [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte) bool) {
+	b := c.block(keys, TypeStream, timeout, onTimeout)
+	b.readyFn = ready
 }
 
 func (c *Call) block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) *Blocked {
@@ -179,13 +190,20 @@ func (r *blockRegistry) Waiting() int {
 // waiter changes keys too, which comes back here and serves the next.
 func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 	for {
+		// The first waiter the key can serve goes first. Waiters of one
+		// kind (list pops, locks) are ready alike, so this is the head of
+		// the queue for them; stream readers each wait after their own ID.
 		r.mu.Lock()
-		var b *Blocked
-		if list := r.byKey[k]; len(list) > 0 {
-			b = list[0]
-		}
+		list := append([]*Blocked(nil), r.byKey[k]...)
 		r.mu.Unlock()
-		if b == nil || !r.ready(tx, k, b) {
+		var b *Blocked
+		for _, w := range list {
+			if r.ready(tx, k, w) {
+				b = w
+				break
+			}
+		}
+		if b == nil {
 			return
 		}
 		b.mu.Lock()
@@ -207,6 +225,13 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 // ready reports whether the key can serve b's command now: it holds a
 // value of the type b waits for, or, for a lock waiter, it is gone.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
+	if b.readyFn != nil {
+		saved := tx.DB
+		tx.DB = k.db
+		ok := b.readyFn(tx, []byte(k.key))
+		tx.DB = saved
+		return ok
+	}
 	v, ok := tx.GetIn(k.db, []byte(k.key))
 	if b.want == typeMissing {
 		return !ok

@@ -17,6 +17,7 @@ func (e *Engine) registerBuiltins() {
 	e.Register(setAlgebraCommands()...)
 	e.Register(zsetCommands()...)
 	e.Register(zsetAlgebraCommands()...)
+	e.Register(streamCommands()...)
 	e.Register(objectCommands()...)
 	e.Register(blockingCommands()...)
 	e.Register(mpopCommands()...)
