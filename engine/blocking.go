@@ -24,16 +24,16 @@ const (
 
 // Blocked is a command waiting for one of its keys.
 type Blocked struct {
-	e        *Engine
-	sess     *Session
-	cmd      *Command
-	args     [][]byte
-	keys     []dbKey
-	want     Type      // the type a key must hold to serve it; typeMissing: no key
+	e    *Engine
+	sess *Session
+	cmd  *Command
+	args [][]byte
+	keys []dbKey
+	want Type // the type a key must hold to serve it; typeMissing: no key
 	// readyFn, when set, decides instead of want whether a changed key
 	// serves the command now (a stream waiter needs entries newer than
 	// the ID it waits after, not just a stream).
-	readyFn func(tx *Tx, key []byte) bool
+	readyFn  func(tx *Tx, key []byte) bool
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply

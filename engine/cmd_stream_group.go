@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -667,15 +668,47 @@ func writeGroupCounters(c *Call, s *streamObj, g *streamGroup) {
 	}
 }
 
-// radixTreeNodes estimates Redis's rax node count for XINFO STREAM: one
-// per node key plus the inner nodes of the shared 16-byte key prefixes.
-// Redis's exact count depends on its radix tree's compression; this is
-// the count for keys that differ in their last bytes.
+// radixTreeNodes is the node count of the radix tree Redis keeps its
+// stream nodes in (XINFO STREAM's radix-tree-nodes): the tree keyed by
+// each node's first ID as 16 big-endian bytes, with runs of single
+// children compressed into one node, as rax.c builds it.
 func (s *streamObj) radixTreeNodes() int64 {
-	if len(s.nodes) == 0 {
+	keys := make([][16]byte, len(s.nodes))
+	for i, n := range s.nodes {
+		id := n.entries[0].id
+		binary.BigEndian.PutUint64(keys[i][:8], id.ms)
+		binary.BigEndian.PutUint64(keys[i][8:], id.seq)
+	}
+	if len(keys) == 0 {
+		return 1 // the empty head
+	}
+	return raxNodes(keys, 0)
+}
+
+// raxNodes counts the nodes under a node at depth d whose keys (sorted,
+// sharing their first d bytes) are keys.
+func raxNodes(keys [][16]byte, d int) int64 {
+	if d == 16 {
 		return 1
 	}
-	return int64(len(s.nodes)) + 1
+	first, last := keys[0], keys[len(keys)-1]
+	c := 0
+	for d+c < 16 && first[d+c] == last[d+c] {
+		c++
+	}
+	if c > 0 {
+		return 1 + raxNodes(keys, d+c) // a compressed node
+	}
+	n := int64(1)
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi][d] == keys[lo][d] {
+			hi++
+		}
+		n += raxNodes(keys[lo:hi], d+1)
+		lo = hi
+	}
+	return n
 }
 
 func xinfoStream(c *Call, s *streamObj) {

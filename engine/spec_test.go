@@ -67,8 +67,10 @@ func TestFlagsAgreeWithCategories(t *testing.T) {
 			{!s.Flags.Has(FlagBlocking) || has("@blocking"), "blocking => @blocking"},
 			{!s.Flags.Has(FlagAdmin) || (has("@admin") && has("@dangerous")), "admin => @admin @dangerous"},
 			{!s.Flags.Has(FlagPubSub) || has("@pubsub"), "pubsub => @pubsub"},
-			{s.MovableKeys() == slices.ContainsFunc(s.KeySpecs, func(k KeySpec) bool { return k.FindKeys.Type == "keynum" }),
-				"movablekeys iff a keynum key spec"},
+			// XREAD's keys follow the STREAMS keyword: movable as well.
+			{s.MovableKeys() == slices.ContainsFunc(s.KeySpecs, func(k KeySpec) bool {
+				return k.FindKeys.Type == "keynum" || k.BeginSearch.Type == "keyword"
+			}), "movablekeys iff a keynum or keyword key spec"},
 			{s.Summary != "" && !strings.Contains(s.Summary, "\n"), "a one-line summary"},
 			{s.Group != "", "a group"},
 		}
