@@ -394,6 +394,32 @@ func TestDiffStreamBlocking(t *testing.T) {
 			send(1, "XREADGROUP GROUP g alice BLOCK 40 STREAMS s >"), recv(1),
 			C(0, "XINFO GROUPS s"),
 		)},
+		{"unsignaled-changes-serve-nobody", h4Script(
+			C(0, "XADD s 5 a 1"),
+			send(1, "XREAD BLOCK 0 STREAMS s $"), await(1),
+			C(0, "XSETID s 10", "XGROUP CREATE s g 0", "XGROUP CREATECONSUMER s g c"), await(1),
+			C(0, "XADD s 11 b 2"), recv(1),
+			C(0, "XREADGROUP GROUP g c STREAMS s >"),
+			send(2, "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >"), await(1),
+			C(0, "XGROUP SETID s g 0", "XACK s g 5"), await(1),
+			C(0, "XADD s 12 c 3"), recv(2), await(0),
+		)},
+		{"stream-renamed-in", h4Script(
+			C(0, "XADD src 7 a 1"),
+			send(1, "XREAD BLOCK 0 STREAMS dst 0"), await(1),
+			C(0, "RENAME src dst"), recv(1),
+		)},
+		{"flush-unblocks-group-readers", h4Script(
+			C(0, "XGROUP CREATE s g $ MKSTREAM"),
+			send(1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >"), await(1),
+			send(2, "XREAD BLOCK 0 STREAMS s $"), await(2),
+			C(0, "FLUSHALL"), recv(1), await(1),
+			C(0, "XADD s 1 a 1"), recv(2),
+		)},
+		{"xread-huge-block", h4Script(
+			send(1, "XREAD BLOCK 9223372036854775807 STREAMS s $"), await(1),
+			C(0, "XADD s 1 a 1"), recv(1),
+		)},
 		{"xread-and-xreadgroup-mixed", h4Script(
 			C(0, "XGROUP CREATE s g $ MKSTREAM"),
 			send(1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >"), await(1),
@@ -438,4 +464,41 @@ func many(cmds []string) []diffStep {
 		out[i] = diffStep{args: splitCommand(c)}
 	}
 	return out
+}
+
+// TestDiffStreamStats compares keyspace_hits and keyspace_misses after
+// stream commands: which of them look keys up for reading, and how often
+// (XREAD and XREADGROUP look every key up twice).
+func TestDiffStreamStats(t *testing.T) {
+	cases := []struct {
+		name string
+		cmds []string
+	}{
+		{"xread", []string{"XREAD STREAMS s t nokey 0 0 0", "XREAD STREAMS s $", "XREAD STREAMS str s 0 0",
+			"XREAD STREAMS s nokey x 0"}},
+		{"xreadgroup", []string{"XREADGROUP GROUP g c STREAMS s >", "XREADGROUP GROUP g c STREAMS s t > >",
+			"XREADGROUP GROUP g c STREAMS s 0", "XREADGROUP GROUP g c STREAMS s $"}},
+		{"reads", []string{"XLEN s", "XLEN nokey", "XRANGE s - +", "XREVRANGE nokey + -", "XRANGE s x +",
+			"XINFO STREAM s", "XINFO STREAM nokey", "XINFO GROUPS s", "XINFO CONSUMERS s g", "XINFO STREAM s FOO"}},
+		{"group-reads", []string{"XACK s g 1", "XACK nokey g 1", "XPENDING s g", "XPENDING s g - + 10",
+			"XPENDING nokey g", "XPENDING s g x + 1", "XCLAIM s g c 0 1", "XCLAIM nokey g c 0 1", "XCLAIM s g c x 1",
+			"XAUTOCLAIM s g c 0 0", "XAUTOCLAIM nokey g c 0 0", "XAUTOCLAIM s g c x 0", "XAUTOCLAIM str g c x 0"}},
+		{"writes", []string{"XADD s 9 a b", "XDEL s 9", "XTRIM s MAXLEN 5", "XSETID s 20", "XGROUP CREATE s g2 0",
+			"XGROUP SETID s g 0", "XGROUP DESTROY s g2"}},
+	}
+	p := newDiffPair(t, "")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p.reset(t)
+			setup := h4On(0, "XADD s 1 a 1", "XADD s 2 b 2", "XADD t 1 c 3", "SET str v", "XGROUP CREATE s g 0",
+				"XGROUP CREATE t g 0", "CONFIG RESETSTAT")
+			reportDiffs(t, h4Run(t, p, 2, h4Script(setup, h4On(0, many(tc.cmds)))))
+			for _, field := range []string{"keyspace_hits", "keyspace_misses"} {
+				r, l := infoField(t, p.redisCtl, "stats", field), infoField(t, p.lockCtl, "stats", field)
+				if r != l || r == "" {
+					t.Errorf("INFO %s: redis %q, lockredis %q", field, r, l)
+				}
+			}
+		})
+	}
 }

@@ -32,8 +32,10 @@ type Blocked struct {
 	want Type // the type a key must hold to serve it; typeMissing: no key
 	// readyFn, when set, decides instead of want whether a changed key
 	// serves the command now (a stream waiter needs entries newer than
-	// the ID it waits after, not just a stream).
-	readyFn  func(tx *Tx, key []byte) bool
+	// the ID it waits after, not just a stream). signaled says whether a
+	// command signaled the key since the last check (SignalReady).
+	readyFn  func(tx *Tx, key []byte, signaled bool) bool
+	signaled map[string]bool // under the registry's mu
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
@@ -110,7 +112,7 @@ func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout 
 
 // BlockUntil is Block with a readiness test of its own: the command runs
 // again (with c.served set) when ready reports true for a changed key.
-func (c *Call) BlockUntil(keys [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte) bool) {
+func (c *Call) BlockUntil(keys [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte, signaled bool) bool) {
 	b := c.block(keys, TypeStream, timeout, onTimeout)
 	b.readyFn = ready
 }
@@ -204,6 +206,7 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 			}
 		}
 		if b == nil {
+			r.clearSignals(k)
 			return
 		}
 		b.mu.Lock()
@@ -226,9 +229,12 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 // value of the type b waits for, or, for a lock waiter, it is gone.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	if b.readyFn != nil {
+		r.mu.Lock()
+		sig := b.signaled[k.key]
+		r.mu.Unlock()
 		saved := tx.DB
 		tx.DB = k.db
-		ok := b.readyFn(tx, []byte(k.key))
+		ok := b.readyFn(tx, []byte(k.key), sig)
 		tx.DB = saved
 		return ok
 	}
@@ -242,14 +248,46 @@ func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	return v.Type == b.want
 }
 
+// SignalReady tells the stream waiters of key (in the current database)
+// that a command signaled it, as Redis's signalKeyAsReady: unlike a list
+// waiter, a stream waiter is checked only for keys so signaled (XADD,
+// XGROUP DESTROY), not after every change (XSETID serves nobody).
+func (tx *Tx) SignalReady(key []byte) {
+	if tx.e.listening.Load() == 0 {
+		return
+	}
+	r := &tx.e.blocks
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.byKey[dbKey{tx.DB, string(key)}] {
+		if b.readyFn != nil {
+			if b.signaled == nil {
+				b.signaled = make(map[string]bool)
+			}
+			b.signaled[string(key)] = true
+		}
+	}
+}
+
+// clearSignals forgets the signals of key once its waiters are checked.
+func (r *blockRegistry) clearSignals(k dbKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.byKey[k] {
+		delete(b.signaled, k.key)
+	}
+}
+
 // dbFlushed reports the keys lock waiters wait for as changed, so that
-// the flush that empties them hands each to its first waiter; a list
-// waiter has nothing to gain from a flush.
+// the flush that empties them hands each to its first waiter, and the
+// keys of stream waiters, whose XREADGROUP learns that its stream is
+// gone (Redis's scanDatabaseForDeletedStreams); a list waiter has
+// nothing to gain from a flush.
 func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, list := range r.byKey {
-		if (db < 0 || k.db == db) && len(list) > 0 && list[0].want == typeMissing {
+		if (db < 0 || k.db == db) && len(list) > 0 && (list[0].want == typeMissing || list[0].want == TypeStream) {
 			tx.touch(k.db, k.key)
 		}
 	}

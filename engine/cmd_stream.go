@@ -382,6 +382,7 @@ func cmdXadd(c *Call) {
 		c.Tx.Notify(NotifyStream, "xtrim", key)
 	}
 	storeStream(c.Tx, key, s, exp)
+	c.Tx.SignalReady(key)
 }
 
 func cmdXtrim(c *Call) {
@@ -721,6 +722,15 @@ func cmdXread(c *Call) {
 		}
 	}
 
+	// Redis looks every key up a second time to serve it: count that too.
+	for i := range targets {
+		if targets[i].s != nil {
+			c.E.Stats.KeyspaceHits.Add(1)
+		} else {
+			c.E.Stats.KeyspaceMisses.Add(1)
+		}
+	}
+
 	// Serve at once what can be served.
 	type served struct {
 		key []byte
@@ -878,10 +888,24 @@ func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 	}
 	c.Args = args
 	group := a.groupName
-	ready := func(tx *Tx, key []byte) bool {
+	// A waiter is checked when a command signals one of its keys (XADD,
+	// XGROUP DESTROY) or the key turns into a stream (created, renamed
+	// in...), which Redis signals as a key added; a group reader also
+	// when its stream is gone (deleted or overwritten).
+	isStream := make(map[string]bool, len(targets))
+	for i, t := range targets {
+		isStream[string(a.keys[i])] = t.s != nil
+	}
+	ready := func(tx *Tx, key []byte, signaled bool) bool {
 		v, ok := tx.Get(key)
 		if !ok || v.Type != TypeStream {
-			return group != nil // a group reader is told its stream is gone
+			isStream[string(key)] = false
+			return group != nil
+		}
+		added := !isStream[string(key)]
+		isStream[string(key)] = true
+		if !signaled && !added {
+			return false
 		}
 		s := decodeStream(v.Payload)
 		if group == nil {
@@ -890,7 +914,11 @@ func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 		g := s.group(group)
 		return g == nil || s.lastID.cmp(g.lastID) > 0
 	}
-	c.BlockUntil(a.keys, time.Duration(a.timeout)*time.Millisecond, Reply{Kind: KindNullArray}, ready)
+	timeout := time.Duration(math.MaxInt64) // practically forever, as in Redis
+	if a.timeout < int64(math.MaxInt64/time.Millisecond) {
+		timeout = time.Duration(a.timeout) * time.Millisecond
+	}
+	c.BlockUntil(a.keys, timeout, Reply{Kind: KindNullArray}, ready)
 }
 
 // serveBlockedXread answers a waiter from the one key that became ready,

@@ -141,6 +141,7 @@ func cmdXgroup(c *Call) {
 		c.W.Int(1)
 		c.Tx.Notify(NotifyStream, "xgroup-destroy", key)
 		storeStream(c.Tx, key, s, exp)
+		c.Tx.SignalReady(key) // its blocked readers get NOGROUP
 	case sub == "createconsumer" && len(c.Args) == 5:
 		if g.addConsumer(c.Args[4], c.Tx.Ms) == nil {
 			c.W.Int(0)
@@ -474,6 +475,9 @@ func cmdXclaim(c *Call) {
 
 func cmdXautoclaim(c *Call) {
 	key := c.Args[1]
+	// Redis looks the key up before it reads the arguments, and reports a
+	// wrong type only after them.
+	s, exp, lookupErr := loadStream(c.Tx, key, true)
 	minIdle, ok := ParseInt(c.Args[4])
 	if !ok {
 		c.Err(errXautoclaimIdle)
@@ -511,9 +515,8 @@ func cmdXautoclaim(c *Call) {
 			return
 		}
 	}
-	s, exp, err := loadStream(c.Tx, key, true)
-	if err != nil {
-		c.Err(err)
+	if lookupErr != nil {
+		c.Err(lookupErr)
 		return
 	}
 	var g *streamGroup
