@@ -36,7 +36,7 @@ type Blocked struct {
 	// command signaled the key since the last check (SignalReady).
 	readyFn  func(tx *Tx, key []byte, signaled bool) bool
 	signaled map[string]bool // under the registry's mu
-	Deadline time.Time // zero: wait forever
+	Deadline time.Time       // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
 
