@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Differential tests for the stream type (t_stream.c). IDs are given
@@ -500,5 +501,107 @@ func TestDiffStreamStats(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDiffStreamEvents compares the keyspace events of the stream
+// commands (class t: xadd, xtrim, xdel, xsetid, xgroup-*), in order,
+// blocked readers included.
+func TestDiffStreamEvents(t *testing.T) {
+	C := func(conn int, items ...any) []h4Step { return h4On(conn, items...) }
+	send, recv, await := h4SendOn, h4RecvOn, h4AwaitBlocked
+	cases := []h4Case{
+		{"writes", h4Script(
+			C(0, "XADD s 1 a 1", "XADD s MAXLEN 1 2 a 2", "XADD s MAXLEN 5 3 a 3", "XADD s NOMKSTREAM 4 a 4",
+				"XADD nokey NOMKSTREAM 1 a 1", "XADD s 1 a 1", "XDEL s 3 9", "XDEL s 9", "XTRIM s MAXLEN 0",
+				"XTRIM s MAXLEN 0", "XSETID s 10", "XSETID s 5", "XADD s MAXLEN ~ 0 11 a 1"),
+		)},
+		{"groups", h4Script(
+			C(0, "XGROUP CREATE s g $ MKSTREAM", "XGROUP CREATE s g $", "XADD s 1 a 1", "XADD s 2 a 2",
+				"XGROUP CREATECONSUMER s g c", "XGROUP CREATECONSUMER s g c",
+				"XREADGROUP GROUP g c COUNT 1 STREAMS s >", "XREADGROUP GROUP g d STREAMS s >",
+				"XREADGROUP GROUP g e STREAMS s >", "XREADGROUP GROUP g e STREAMS s 0", "XACK s g 1",
+				"XCLAIM s g f 0 2", "XCLAIM s g f 0 2", "XCLAIM s g h 99999 2", "XAUTOCLAIM s g i 0 0",
+				"XAUTOCLAIM s g j 99999 0", "XGROUP SETID s g 0", "XGROUP DELCONSUMER s g c",
+				"XGROUP DELCONSUMER s g c", "XGROUP DESTROY s g", "XGROUP DESTROY s g",
+				"MULTI", "XADD s 3 a 3", "XGROUP CREATE s g2 0", "XREADGROUP GROUP g2 x STREAMS s >", "EXEC",
+				"EVAL \"return redis.call('XADD', KEYS[1], '9', 'a', 'b')\" 1 s"),
+		)},
+		{"served-waiters", h4Script(
+			C(0, "XGROUP CREATE s g $ MKSTREAM"),
+			send(1, "XREADGROUP GROUP g newc BLOCK 0 STREAMS s >"), await(1),
+			send(2, "XREAD BLOCK 0 STREAMS s $"), await(2),
+			C(0, "XADD s MAXLEN 5 1 a 1"), recv(1), recv(2), await(0),
+		)},
+	}
+	p := newDiffPair(t, "")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachProto(t, func(t *testing.T, proto int) {
+				p.reset(t)
+				r := streamEventStream(t, &h4Side{t: t, addr: p.redisAddr, proto: proto, admin: p.redisCtl,
+					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
+				l := streamEventStream(t, &h4Side{t: t, addr: p.lockAddr, proto: proto, admin: p.lockCtl,
+					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
+				if strings.Join(r, "\n") != strings.Join(l, "\n") {
+					t.Errorf("events differ\nredis:     %q\nlockredis: %q", r, l)
+				}
+				if len(r) < 2 {
+					t.Errorf("redis-server raised %d events: the script tests nothing", len(r))
+				}
+			})
+		})
+	}
+}
+
+// streamEventStream plays script on one server with keyspace events on
+// and a subscriber (connection 9) to the stream events, and returns the
+// messages it received, in order.
+func streamEventStream(t *testing.T, s *h4Side, script []h4Step) []string {
+	t.Helper()
+	ctl := s.conn(0)
+	ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", "KEA"}))
+	defer ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", ""}))
+	sc := s.conn(9)
+	sub := []string{"PSUBSCRIBE", "__keyevent@0__:x*", "__keyspace@0__:s"}
+	if _, err := sc.raw.c.Write(encodeCommand([]string{"SUBSCRIBE", "stream-marker"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.raw.c.Write(encodeCommand(sub)); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		sc.raw.c.SetDeadline(time.Now().Add(replyTimeout))
+		reply, err := readReply(sc.raw.r)
+		if err != nil {
+			t.Fatalf("subscriber: %v", err)
+		}
+		return string(reply)
+	}
+	for range 1 + 2 { // the confirmations
+		read()
+	}
+	for _, st := range script {
+		switch st.op {
+		case h4Do:
+			s.conn(st.conn).send(encodeCommand(st.st.args))
+		case h4Send:
+			s.send(st.conn, encodeCommand(st.st.args))
+		case h4Recv:
+			s.recv(st.conn)
+		case h4Blocked:
+			if _, ok := s.awaitBlocked(st.n); !ok {
+				t.Fatalf("%s: blocked clients never reached %d", s.addr, st.n)
+			}
+		}
+	}
+	ctl.send(encodeCommand([]string{"PUBLISH", "stream-marker", "end"}))
+	var out []string
+	for {
+		m := read()
+		if strings.Contains(m, "stream-marker") {
+			return out
+		}
+		out = append(out, m)
 	}
 }
