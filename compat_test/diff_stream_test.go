@@ -97,6 +97,14 @@ func TestDiffStreamBasics(t *testing.T) {
 			"XSETID s x", "XSETID s -", "XSETID s +", "XSETID s 20 MAXDELETEDID x", "XSETID", "XSETID s",
 			"SET str v", "XSETID str 1", "XDEL s 1 2 10-5 10-6", "XLEN s", "XSETID s 0", "XINFO STREAM s",
 		)},
+		{name: "generic-commands-on-streams", steps: steps(
+			"XADD s 1 a 1", "XGROUP CREATE s g 0", "TYPE s", "SCAN 0 TYPE stream", "SCAN 0 TYPE STREAM COUNT 100",
+			"COPY s s2", "XINFO GROUPS s2", "XRANGE s2 - +", "RENAME s2 s3", "TYPE s3", "EXPIRE s 100", "TTL s",
+			"OBJECT REFCOUNT s", "MOVE s 1", "SELECT 1", "XLEN s", "SELECT 0", "EXISTS s",
+			"SET k v", "XADD k 1 a b", "LPUSH s3 a", "SADD s3 a", "GET s3", "STRLEN s3", "APPEND s3 x",
+			"HSET s3 a b", "ZADD s3 1 a", "INCR s3", "DEL s3", "UNLINK s3", "XADD e MAXLEN 0 1 a b", "TYPE e",
+			"EXISTS e", "DBSIZE",
+		)},
 		{name: "multi-and-eval", steps: steps(
 			"MULTI", "XADD s 1 a b", "XADD s 2 c d", "XLEN s", "XRANGE s - +", "XREAD STREAMS s 0",
 			"XREAD BLOCK 0 STREAMS s 2", "XGROUP CREATE s g 0", "XREADGROUP GROUP g c STREAMS s >",

@@ -111,9 +111,10 @@ func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout 
 }
 
 // BlockUntil is Block with a readiness test of its own: the command runs
-// again (with c.served set) when ready reports true for a changed key.
-func (c *Call) BlockUntil(keys [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte, signaled bool) bool) {
+// again, with args (c.served set), when ready reports true for a key.
+func (c *Call) BlockUntil(keys, args [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte, signaled bool) bool) {
 	b := c.block(keys, TypeStream, timeout, onTimeout)
+	b.args = args
 	b.readyFn = ready
 }
 

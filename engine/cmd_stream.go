@@ -858,9 +858,9 @@ func xreadServe(c *Call, a *xreadArgs, key []byte, t *xreadTarget) {
 	storeStream(c.Tx, key, s, t.exp)
 }
 
-// blockXread parks the command. Its arguments are rewritten the way the
-// waiter will be served: "$" becomes the last ID it waits after, and the
-// COUNT is the one Redis uses for a blocked reader.
+// blockXread parks the command. It will run again with arguments saying
+// how the waiter is to be served: "$" becomes the last ID it waits after,
+// and the COUNT is the one Redis uses for a blocked reader.
 func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 	args := [][]byte{c.Args[0]}
 	if a.group {
@@ -886,7 +886,6 @@ func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 			gts[string(a.keys[i])] = t.gt
 		}
 	}
-	c.Args = args
 	group := a.groupName
 	// A waiter is checked when a command signals one of its keys (XADD,
 	// XGROUP DESTROY) or the key turns into a stream (created, renamed
@@ -918,7 +917,7 @@ func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 	if a.timeout < int64(math.MaxInt64/time.Millisecond) {
 		timeout = time.Duration(a.timeout) * time.Millisecond
 	}
-	c.BlockUntil(a.keys, timeout, Reply{Kind: KindNullArray}, ready)
+	c.BlockUntil(a.keys, args, timeout, Reply{Kind: KindNullArray}, ready)
 }
 
 // serveBlockedXread answers a waiter from the one key that became ready,
