@@ -429,6 +429,28 @@ func TestDiffStreamBlocking(t *testing.T) {
 			send(1, "XREAD BLOCK 9223372036854775807 STREAMS s $"), await(1),
 			C(0, "XADD s 1 a 1"), recv(1),
 		)},
+		{"watch", h4Script(func() []h4Step {
+			// Which stream commands break a WATCH: those that signal the
+			// key as modified (XADD, XDEL, XTRIM, a stream made by
+			// XGROUP CREATE MKSTREAM), not the consumer group commands.
+			var out []h4Step
+			for _, cmd := range []string{"XADD s 9 a b", "XDEL s 1", "XDEL s 7", "XTRIM s MAXLEN 1", "XTRIM s MAXLEN 5",
+				"XSETID s 50", "XGROUP CREATE s g2 0", "XGROUP CREATE s g3 0 MKSTREAM", "XGROUP CREATE n g 0 MKSTREAM",
+				"XGROUP SETID s g 0", "XGROUP CREATECONSUMER s g x", "XGROUP DELCONSUMER s g c",
+				"XREADGROUP GROUP g c STREAMS s >", "XREADGROUP GROUP g c STREAMS s 0", "XACK s g 1",
+				"XCLAIM s g d 0 2", "XAUTOCLAIM s g e 0 0", "XGROUP DESTROY s g", "XREAD STREAMS s 0"} {
+				key := "s"
+				if strings.Contains(cmd, " n ") {
+					key = "n"
+				}
+				out = append(out, C(0, "FLUSHALL", "XADD s 1 a 1", "XADD s 2 a 2", "XGROUP CREATE s g 0",
+					"XREADGROUP GROUP g c STREAMS s >")...)
+				out = append(out, C(1, "WATCH "+key)...)
+				out = append(out, C(0, cmd)...)
+				out = append(out, C(1, "MULTI", "PING", "EXEC")...)
+			}
+			return out
+		}())},
 		{"xread-and-xreadgroup-mixed", h4Script(
 			C(0, "XGROUP CREATE s g $ MKSTREAM"),
 			send(1, "XREADGROUP GROUP g alice BLOCK 0 STREAMS s >"), await(1),

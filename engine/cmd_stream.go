@@ -576,7 +576,7 @@ func cmdXsetid(c *Call) {
 	}
 	c.OK()
 	c.Tx.Notify(NotifyStream, "xsetid", key)
-	storeStream(c.Tx, key, s, exp)
+	storeStreamQuiet(c.Tx, key, s, exp)
 }
 
 // ------------------------------------------------------ XREAD, XREADGROUP
@@ -826,7 +826,7 @@ func xreadServe(c *Call, a *xreadArgs, key []byte, t *xreadTarget) {
 				c.W.NullArray()
 			}
 		}
-		storeStream(c.Tx, key, s, t.exp)
+		storeStreamQuiet(c.Tx, key, s, t.exp)
 		return
 	}
 	start, _ := t.gt.incr()
@@ -855,7 +855,7 @@ func xreadServe(c *Call, a *xreadArgs, key []byte, t *xreadTarget) {
 			g.insertNACK(p)
 		}
 	}
-	storeStream(c.Tx, key, s, t.exp)
+	storeStreamQuiet(c.Tx, key, s, t.exp)
 }
 
 // blockXread parks the command. It will run again with arguments saying

@@ -108,18 +108,21 @@ func cmdXgroup(c *Call) {
 			c.Err(err)
 			return
 		}
-		if s == nil {
+		created := s == nil
+		if created {
 			s = &streamObj{}
 		}
 		if s.addGroup(name, id, entriesRead) == nil {
-			c.Err(errBusyGroup)
-			// MKSTREAM made the stream before the group failed? It cannot:
-			// a new stream has no group. An existing one is unchanged.
+			c.Err(errBusyGroup) // on an existing stream: a new one has no group
 			return
 		}
 		c.OK()
 		c.Tx.Notify(NotifyStream, "xgroup-create", key)
-		storeStream(c.Tx, key, s, exp)
+		if created {
+			storeStream(c.Tx, key, s, exp) // a new key, signaled as modified
+		} else {
+			storeStreamQuiet(c.Tx, key, s, exp)
+		}
 	case sub == "setid" && (len(c.Args) == 5 || len(c.Args) == 7):
 		var id streamID
 		if string(c.Args[4]) == "$" {
@@ -131,7 +134,7 @@ func cmdXgroup(c *Call) {
 		g.lastID, g.entriesRead = id, entriesRead
 		c.OK()
 		c.Tx.Notify(NotifyStream, "xgroup-setid", key)
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 	case sub == "destroy" && len(c.Args) == 4:
 		if g == nil {
 			c.W.Int(0)
@@ -140,7 +143,7 @@ func cmdXgroup(c *Call) {
 		s.removeGroup(name)
 		c.W.Int(1)
 		c.Tx.Notify(NotifyStream, "xgroup-destroy", key)
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 		c.Tx.SignalReady(key) // its blocked readers get NOGROUP
 	case sub == "createconsumer" && len(c.Args) == 5:
 		if g.addConsumer(c.Args[4], c.Tx.Ms) == nil {
@@ -149,7 +152,7 @@ func cmdXgroup(c *Call) {
 		}
 		c.W.Int(1)
 		c.Tx.Notify(NotifyStream, "xgroup-createconsumer", key)
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 	case sub == "delconsumer" && len(c.Args) == 5:
 		consumer := g.consumer(c.Args[4])
 		if consumer == nil {
@@ -159,7 +162,7 @@ func cmdXgroup(c *Call) {
 		pending := consumer.pending
 		g.delConsumer(consumer)
 		c.Tx.Notify(NotifyStream, "xgroup-delconsumer", key)
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 		c.W.Int(int64(pending))
 	default:
 		subcommandSyntaxError(c)
@@ -200,7 +203,7 @@ func cmdXack(c *Call) {
 		}
 	}
 	if acked > 0 {
-		storeStream(c.Tx, c.Args[1], s, exp)
+		storeStreamQuiet(c.Tx, c.Args[1], s, exp)
 	}
 	c.W.Int(int64(acked))
 }
@@ -469,7 +472,7 @@ func cmdXclaim(c *Call) {
 		}
 	}
 	if changed || consumer != nil {
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 	}
 }
 
@@ -579,7 +582,7 @@ func cmdXautoclaim(c *Call) {
 		c.W.BulkString(id.String())
 	}
 	if len(claimedIDs) > 0 || len(deleted) > 0 || consumer != nil {
-		storeStream(c.Tx, key, s, exp)
+		storeStreamQuiet(c.Tx, key, s, exp)
 	}
 }
 

@@ -306,6 +306,15 @@ func storeStream(tx *Tx, key []byte, s *streamObj, expireAt int64) {
 	tx.Put(key, Value{Type: TypeStream, ExpireAt: expireAt, Payload: encodeStream(s)})
 }
 
+// storeStreamQuiet is storeStream for the changes Redis makes without
+// signalModifiedKey (consumer group state, XSETID): they do not break a
+// WATCH nor invalidate a tracking client's cache.
+func storeStreamQuiet(tx *Tx, key []byte, s *streamObj, expireAt int64) {
+	tx.quiet = true
+	defer func() { tx.quiet = false }()
+	storeStream(tx, key, s, expireAt)
+}
+
 // ------------------------------------------------- listpack size model
 
 // lpIntSize is the bytes a listpack spends on an integer element,

@@ -30,9 +30,14 @@ type Tx struct {
 	volDelta  []int64 // per-db change in keys with an expiry
 	expired   int64   // keys removed because they had expired
 	after     []func()
-	touched   []dbKey       // changed keys, recorded only while someone listens
-	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	seq       uint64        // order of this transaction's after-commit effects
+	touched   []dbKey // changed keys, recorded only while someone listens
+	// quiet: the write under way is one Redis makes without signaling
+	// the key as modified (XACK, XREADGROUP...); its keys go to
+	// quietTouched, seen by blocked clients only (watch.go).
+	quiet        bool
+	quietTouched []dbKey
+	expiring     []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	seq          uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
 	// found: expired keys a lookup met but could not delete, because the
@@ -126,6 +131,7 @@ func (tx *Tx) reset() {
 	}
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
+	tx.quietTouched = tx.quietTouched[:0]
 	tx.expiring = tx.expiring[:0]
 	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.client = nil
