@@ -30,14 +30,9 @@ type Tx struct {
 	volDelta  []int64 // per-db change in keys with an expiry
 	expired   int64   // keys removed because they had expired
 	after     []func()
-	touched   []dbKey // changed keys, recorded only while someone listens
-	// quiet: the write under way is one Redis makes without signaling
-	// the key as modified (XACK, XREADGROUP...); its keys go to
-	// quietTouched, seen by blocked clients only (watch.go).
-	quiet        bool
-	quietTouched []dbKey
-	expiring     []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	seq          uint64        // order of this transaction's after-commit effects
+	touched   []dbKey       // changed keys, recorded only while someone listens
+	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	seq       uint64        // order of this transaction's after-commit effects
 	// flushedAll: FlushAll ran in this transaction (see PutIn).
 	flushedAll bool
 	// found: expired keys a lookup met but could not delete, because the
@@ -51,6 +46,12 @@ type Tx struct {
 	// fieldExpiring: hashes whose earliest field expiry changed, queued
 	// for the sweeper at commit (hashttl_sweep.go).
 	fieldExpiring []expiryEntry
+
+	// quiet: the write under way is one Redis makes without signaling
+	// the key as modified (XACK, XREADGROUP...); its keys go to
+	// quietTouched, seen by blocked clients only (watch.go).
+	quiet        bool
+	quietTouched []dbKey
 
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
