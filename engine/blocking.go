@@ -24,19 +24,13 @@ const (
 
 // Blocked is a command waiting for one of its keys.
 type Blocked struct {
-	e    *Engine
-	sess *Session
-	cmd  *Command
-	args [][]byte
-	keys []dbKey
-	want Type // the type a key must hold to serve it; typeMissing: no key
-	// readyFn, when set, decides instead of want whether a changed key
-	// serves the command now (a stream waiter needs entries newer than
-	// the ID it waits after, not just a stream). signaled says whether a
-	// command signaled the key since the last check (SignalReady).
-	readyFn  func(tx *Tx, key []byte, signaled bool) bool
-	signaled map[string]bool // under the registry's mu
-	Deadline time.Time       // zero: wait forever
+	e        *Engine
+	sess     *Session
+	cmd      *Command
+	args     [][]byte
+	keys     []dbKey
+	want     Type      // the type a key must hold to serve it; typeMissing: no key
+	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
 
@@ -44,6 +38,13 @@ type Blocked struct {
 	// was served but its connection went away before the reply could
 	// reach it (LOCK.ACQUIRE passes such a grant on, lockqueue.go).
 	onCancel, onAbandon func()
+
+	// readyFn, when set, decides instead of want whether a changed key
+	// serves the command now (a stream waiter needs entries newer than
+	// the ID it waits after, not just a stream). signaled says whether a
+	// command signaled the key since the last check (SignalReady).
+	readyFn  func(tx *Tx, key []byte, signaled bool) bool
+	signaled map[string]bool // under the registry's mu
 
 	mu    sync.Mutex
 	state blockState
