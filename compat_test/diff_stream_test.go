@@ -198,6 +198,10 @@ func TestDiffStreamGroups(t *testing.T) {
 			"XPENDING s g (+ + 1", "XPENDING s g - (- 1", "XPENDING s g IDLE 0 - + 10 bob extra",
 			"SET str v", "XACK str g 1", "XPENDING str g", "XPENDING str g x + 1", "XACK", "XACK s g", "XPENDING s",
 			"XACK s g 3 4", "XPENDING s g",
+			args("XPENDING", "k\r\ney", "g\nx"), args("XPENDING", "k\x00ey", "g\x00x"),
+			args("XREADGROUP", "GROUP", "g\r\n", "c", "STREAMS", "s\x00t", ">"),
+			args("XGROUP", "SETID", "s", "g\n\x00x", "0"), args("XCLAIM", "s", "g", "c", "0", "1", "F\nO\x00O"),
+			args("XAUTOCLAIM", "s", "n\no", "c", "0", "0"), args("XINFO", "CONSUMERS", "s", "a\rb"),
 		)},
 		{name: "xclaim", steps: steps(
 			"XADD s 1 a 1", "XADD s 2 b 2", "XADD s 3 c 3", "XADD s 4 d 4", "XGROUP CREATE s g 0",

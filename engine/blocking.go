@@ -228,7 +228,8 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 }
 
 // ready reports whether the key can serve b's command now: it holds a
-// value of the type b waits for, or, for a lock waiter, it is gone.
+// value of the type b waits for, or, for a lock waiter, it is gone; a
+// stream waiter's own test decides for it.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	if b.readyFn != nil {
 		r.mu.Lock()

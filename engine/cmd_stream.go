@@ -658,7 +658,16 @@ func parseXread(c *Call) (xreadArgs, error) {
 }
 
 func errNoGroupRead(key, group []byte) error {
-	return replyError("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "' in XREADGROUP with GROUP option")
+	return replyError("NOGROUP No such key '" + cArg(key) + "' or consumer group '" + cArg(group) + "' in XREADGROUP with GROUP option")
+}
+
+// cArg is an argument as Redis puts it in an error message with %s: up
+// to its first NUL byte, with newlines turned into spaces.
+func cArg(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return sanitizeLine(string(b))
 }
 
 // xreadTarget is one stream of an XREAD: the ID to read after.

@@ -22,11 +22,11 @@ var (
 )
 
 func errNoGroupFor(group, key []byte) error {
-	return replyError("NOGROUP No such consumer group '" + string(group) + "' for key name '" + string(key) + "'")
+	return replyError("NOGROUP No such consumer group '" + cArg(group) + "' for key name '" + cArg(key) + "'")
 }
 
 func errNoKeyOrGroup(key, group []byte) error {
-	return replyError("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
+	return replyError("NOGROUP No such key '" + cArg(key) + "' or consumer group '" + cArg(group) + "'")
 }
 
 var xgroupHelp = []string{
@@ -410,7 +410,7 @@ func cmdXclaim(c *Call) {
 				return
 			}
 		default:
-			c.Errf("ERR Unrecognized XCLAIM option '%s'", string(opt))
+			c.Errf("ERR Unrecognized XCLAIM option '%s'", cArg(opt))
 			return
 		}
 	}
