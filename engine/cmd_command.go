@@ -434,7 +434,7 @@ func keywordPosition(bs BeginSearch, args [][]byte) int {
 	// Like Redis, the search stops before end: a keyword there would have
 	// no key after it.
 	for i := start; i != end && i >= 1 && i < len(args); {
-		if EqualFold(args[i], bs.Keyword) {
+		if EqualFold(args[i], strings.ToLower(bs.Keyword)) { // specs spell it "STREAMS"
 			return i + 1
 		}
 		if start <= end {
