@@ -164,6 +164,10 @@ func TestDiffStreamRead(t *testing.T) {
 			"XREADGROUP GROUP g alice BLOCK 10 STREAMS s >", "XGROUP CREATE s g2 $", "XREADGROUP GROUP g2 x STREAMS s >",
 			"XADD t 1 a b", "XGROUP CREATE t g 0", "XREADGROUP GROUP g alice STREAMS s t > >",
 			"XREADGROUP GROUP g alice STREAMS s t 0 >", "XINFO GROUPS s", "XINFO GROUPS t",
+			"XADD s 5 e 5", "XADD s 6 f 6", "XREADGROUP GROUP g dup COUNT 1 STREAMS s s > >",
+			"XREADGROUP GROUP g dup STREAMS s s > >", "XREADGROUP GROUP g dup STREAMS s s 0 >",
+			"XREADGROUP GROUP g dup2 STREAMS s s 0 0", "XPENDING s g", "XREAD STREAMS s s s 4 5 $",
+			"XADD s 7 g 7", "XREADGROUP GROUP g dup STREAMS s s t > 0 >", "XPENDING s g",
 		)},
 		{name: "xreadgroup-errors", steps: steps(
 			"XREADGROUP STREAMS s >", "XREADGROUP GROUP g STREAMS s >", "XREADGROUP GROUP g c STREAMS s >",

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -585,8 +584,6 @@ func cmdXsetid(c *Call) {
 // (XREAD_BLOCKED_DEFAULT_COUNT).
 const xreadBlockedCount = 1000
 
-var errXreadScriptBlock = errors.New("command is not allowed with BLOCK option from scripts")
-
 type xreadArgs struct {
 	group       bool
 	timeout     int64 // -1: no BLOCK
@@ -606,7 +603,7 @@ func parseXread(c *Call) (xreadArgs, error) {
 		switch {
 		case EqualFold(o, "block") && more > 0:
 			if c.S.Kind == KindScript {
-				return a, replyError("ERR " + string(c.Args[0]) + " " + errXreadScriptBlock.Error())
+				return a, replyError("ERR " + cArg(c.Args[0]) + " command is not allowed with BLOCK option from scripts")
 			}
 			i++
 			n, ok := ParseInt(c.Args[i])
@@ -690,6 +687,7 @@ func cmdXread(c *Call) {
 		return
 	}
 	targets := make([]xreadTarget, len(a.keys))
+	seen := make(map[string]*xreadTarget, len(a.keys))
 	for i, key := range a.keys {
 		s, exp, err := loadStream(c.Tx, key, true)
 		if err != nil {
@@ -698,9 +696,14 @@ func cmdXread(c *Call) {
 		}
 		t := &targets[i]
 		t.s, t.exp = s, exp
+		if first := seen[string(key)]; first != nil {
+			t.s = first.s // a key given twice is one stream, served twice
+		} else {
+			seen[string(key)] = t
+		}
 		if a.group {
-			if s != nil {
-				t.g = s.group(a.groupName)
+			if t.s != nil {
+				t.g = t.s.group(a.groupName)
 			}
 			if t.g == nil {
 				c.Err(errNoGroupRead(key, a.groupName))
@@ -713,8 +716,8 @@ func cmdXread(c *Call) {
 				c.Err(errXreadgroupDollar)
 				return
 			}
-			if s != nil {
-				t.gt = s.lastID
+			if t.s != nil {
+				t.gt = t.s.lastID
 			}
 			continue
 		case ">":
@@ -740,37 +743,39 @@ func cmdXread(c *Call) {
 		}
 	}
 
-	// Serve at once what can be served.
-	type served struct {
-		key []byte
-		t   *xreadTarget
-	}
-	var ready []served
+	// Serve at once what can be served, key by key as Redis does: serving
+	// a group moves its last ID, which a key given twice then sees. The
+	// count of streams served comes first in the reply, so the streams
+	// are recorded, then replayed.
+	var rec Recorder
+	w := c.W
+	c.W = &rec
+	n := 0
 	for i := range targets {
-		t := &targets[i]
-		if t.s == nil {
+		t, key := &targets[i], a.keys[i]
+		switch {
+		case t.s == nil:
+			continue
+		case a.group && t.newer:
+			if t.s.length == 0 || t.s.lastValidID().cmp(t.g.lastID) <= 0 {
+				continue
+			}
+			t.gt = t.g.lastID
+		case !a.group && (t.s.length == 0 || t.s.lastValidID().cmp(t.gt) <= 0):
 			continue
 		}
-		switch {
-		case a.group && !t.newer:
-			ready = append(ready, served{a.keys[i], t})
-		case a.group:
-			if t.s.length > 0 && t.s.lastValidID().cmp(t.g.lastID) > 0 {
-				t.gt = t.g.lastID
-				ready = append(ready, served{a.keys[i], t})
-			}
-		case t.s.length > 0 && t.s.lastValidID().cmp(t.gt) > 0:
-			ready = append(ready, served{a.keys[i], t})
+		n++
+		if c.S.Proto == 2 {
+			rec.Array(2)
 		}
+		rec.Bulk(key)
+		xreadServe(c, &a, key, t)
 	}
-	if len(ready) > 0 {
-		writeXreadHeader(c, len(ready))
-		for _, r := range ready {
-			if c.S.Proto == 2 {
-				c.W.Array(2)
-			}
-			c.W.Bulk(r.key)
-			xreadServe(c, &a, r.key, r.t)
+	c.W = w
+	if n > 0 {
+		writeXreadHeader(c, n)
+		for _, r := range rec.Replies {
+			r.Replay(c.W)
 		}
 		return
 	}
