@@ -283,7 +283,24 @@ func TestDiffStreamNodes(t *testing.T) {
 			mixed = append(mixed, fmt.Sprintf("XADD m %d f %d", i, i*i*i))
 		}
 	}
+	// IDs spread over many byte values, then nodes emptied at the head and
+	// in the middle (some only in part): XINFO STREAM's radix-tree-nodes
+	// follows the shape of Redis's radix tree.
+	var spread []string
+	id := uint64(1)
+	for i := 0; i < 1200; i++ {
+		id += uint64(1 + (i*7919)%300000000)
+		spread = append(spread, fmt.Sprintf("XADD r %d-%d f %d", id, i%3, i))
+	}
+	spread = append(spread, "XINFO STREAM r")
+	for _, n := range []int{2, 5, 7, 0, 11} {
+		spread = append(spread, fmt.Sprintf("EVAL \"local r = redis.call('XRANGE', KEYS[1], '-', '+') local n = 0 "+
+			"for i = %d*100+1, %d*100+100 do if r[i] then redis.call('XDEL', KEYS[1], r[i][1]) n = n + 1 end end "+
+			"return n\" 1 r", n, n), "XINFO STREAM r")
+	}
+	spread = append(spread, "XTRIM r MAXLEN ~ 300", "XINFO STREAM r", "XTRIM r MAXLEN 0", "XINFO STREAM r")
 	runDiffCases(t, []diffCase{
+		{name: "radix-tree-shapes", steps: steps(many(spread))},
 		{name: "approx-maxlen", steps: steps(many(fill), "XTRIM s MAXLEN ~ 200", "XLEN s", "XTRIM s MAXLEN ~ 120",
 			"XLEN s", "XTRIM s MAXLEN ~ 10 LIMIT 50", "XLEN s", "XTRIM s MAXLEN ~ 10", "XLEN s", "XRANGE s - + COUNT 1",
 			"XINFO STREAM s", "XTRIM s MAXLEN 10", "XRANGE s - + COUNT 1", "XADD s MAXLEN ~ 5 251 f 251", "XLEN s")},
