@@ -461,6 +461,14 @@ func TestDiffStreamBlocking(t *testing.T) {
 			C(0, "FLUSHALL"), recv(1), await(1),
 			C(0, "XADD s 1 a 1"), recv(2),
 		)},
+		{"swapdb", h4Script(
+			C(0, "XADD s 5 a 1", "SELECT 1", "XADD s 10 b 2", "XGROUP CREATE s g 0", "SELECT 0", "XGROUP CREATE s g $"),
+			send(1, "XREAD BLOCK 0 STREAMS s $"), await(1),
+			send(2, "XREADGROUP GROUP g c BLOCK 0 STREAMS s >"), await(2),
+			C(0, "SWAPDB 0 1"), recv(1), recv(2), await(0),
+			send(2, "XREADGROUP GROUP g c BLOCK 0 STREAMS s >"), await(1),
+			C(0, "SELECT 1", "SET s x", "SWAPDB 1 0"), recv(2),
+		)},
 		{"xread-huge-block", h4Script(
 			send(1, "XREAD BLOCK 9223372036854775807 STREAMS s $"), await(1),
 			C(0, "XADD s 1 a 1"), recv(1),

@@ -259,15 +259,18 @@ func (tx *Tx) SignalReady(key []byte) {
 	if tx.e.listening.Load() == 0 {
 		return
 	}
-	r := &tx.e.blocks
+	tx.e.blocks.signal(dbKey{tx.DB, string(key)})
+}
+
+func (r *blockRegistry) signal(k dbKey) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, b := range r.byKey[dbKey{tx.DB, string(key)}] {
+	for _, b := range r.byKey[k] {
 		if b.readyFn != nil {
 			if b.signaled == nil {
 				b.signaled = make(map[string]bool)
 			}
-			b.signaled[string(key)] = true
+			b.signaled[k.key] = true
 		}
 	}
 }
