@@ -18,13 +18,16 @@ import (
 //
 //	flags | uvarint length | lastID | firstID | maxDeletedID | uvarint entriesAdded
 //	| uvarint nodes × (uvarint n, n master fields, uvarint entries ×
-//	    (flags, id, [uvarint nfields, fields...] when not the master's, values))
+//	    (flags, id, values when the fields are the master's,
+//	     else uvarint nfields, nfields × (field, value)))
 //	| uvarint groups × (name, lastID, zigzag entriesRead,
 //	    uvarint consumers × (name, zigzag seenTime),
 //	    uvarint pending × (id, zigzag deliveryTime, uvarint count, uvarint consumer+1))
 //
-// An ID is two uvarints. Groups are in name order, consumers too, pending
-// entries in ID order: the orders of Redis's radix trees.
+// flags is 0 (reserved). An ID is two uvarints, a string its uvarint
+// length and bytes. Groups are in name order, consumers too, pending
+// entries in ID order: the orders of Redis's radix trees. As for the other
+// collections, a command decodes the whole stream and encodes it back.
 type streamID struct{ ms, seq uint64 }
 
 var maxStreamID = streamID{math.MaxUint64, math.MaxUint64}
