@@ -679,3 +679,14 @@ func streamEventStream(t *testing.T, s *h4Side, script []h4Step) []string {
 		out = append(out, m)
 	}
 }
+
+// TestDiffStreamCluster: in cluster mode the keys of XREAD and XREADGROUP
+// (after STREAMS) must share a slot.
+func TestDiffStreamCluster(t *testing.T) {
+	p := newClusterDiffPair(t)
+	runDiffCasesOn(t, p, []diffCase{{name: "crossslot", steps: steps(
+		"XADD {s}a 1 f v", "XADD {s}b 1 f v", "XREAD STREAMS {s}a {s}b 0 0", "XREAD STREAMS a b 0 0",
+		"XGROUP CREATE {s}a g 0", "XGROUP CREATE {s}b g 0", "XREADGROUP GROUP g c STREAMS {s}a {s}b > >",
+		"XREADGROUP GROUP g c STREAMS a {s}b > >", "XREAD COUNT 1 STREAMS a",
+	)}})
+}
