@@ -453,6 +453,12 @@ func TestDiffStreamBlocking(t *testing.T) {
 			C(0, "XADD src 7 a 1"),
 			send(1, "XREAD BLOCK 0 STREAMS dst 0"), await(1),
 			C(0, "RENAME src dst"), recv(1),
+			C(0, "XADD src 9 b 2"),
+			send(1, "XREAD BLOCK 0 STREAMS dst $"), await(1),
+			C(0, "EXPIRE dst 100", "XDEL dst 7", "PERSIST dst"), await(1),
+			C(0, "RENAME src dst"), recv(1),
+			send(2, "XREAD BLOCK 0 STREAMS dst 100"), await(1),
+			C(0, "XADD other 200 c 3", "COPY other dst REPLACE"), recv(2),
 		)},
 		{"flush-unblocks-group-readers", h4Script(
 			C(0, "XGROUP CREATE s g $ MKSTREAM"),

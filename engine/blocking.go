@@ -192,7 +192,16 @@ func (r *blockRegistry) Waiting() int {
 // keyTouched serves the waiters of a changed key while it has data. It
 // runs under the engine lock inside the changing transaction; serving a
 // waiter changes keys too, which comes back here and serves the next.
+// The change is one Redis reports as a modification: stream waiters take
+// it as a signal (a key added, deleted or overwritten, XADD...).
 func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
+	r.signal(k)
+	r.serve(tx, k)
+}
+
+// serve serves the waiters of key k that it can serve now, first come
+// first served; a quiet change (Tx.quiet) comes here without a signal.
+func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 	for {
 		// The first waiter the key can serve goes first. Waiters of one
 		// kind (list pops, locks) are ready alike, so this is the head of
@@ -253,8 +262,10 @@ func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 
 // SignalReady tells the stream waiters of key (in the current database)
 // that a command signaled it, as Redis's signalKeyAsReady: unlike a list
-// waiter, a stream waiter is checked only for keys so signaled (XADD,
-// XGROUP DESTROY), not after every change (XSETID serves nobody).
+// waiter, a stream waiter is checked only for keys so signaled, not after
+// every change (XSETID, XGROUP SETID serve nobody). Any change Redis
+// reports as a modification signals (keyTouched); a quiet write that
+// Redis signals (XGROUP DESTROY) calls this.
 func (tx *Tx) SignalReady(key []byte) {
 	if tx.e.listening.Load() == 0 {
 		return

@@ -901,24 +901,17 @@ func blockXread(c *Call, a *xreadArgs, targets []xreadTarget) {
 		}
 	}
 	group := a.groupName
-	// A waiter is checked when a command signals one of its keys (XADD,
-	// XGROUP DESTROY) or the key turns into a stream (created, renamed
-	// in...), which Redis signals as a key added; a group reader also
-	// when its stream is gone (deleted or overwritten).
-	isStream := make(map[string]bool, len(targets))
-	for i, t := range targets {
-		isStream[string(a.keys[i])] = t.s != nil
-	}
+	// A waiter is checked when one of its keys is signaled: changed in a
+	// way Redis reports as a modification (XADD, the key created, deleted
+	// or overwritten...) or by XGROUP DESTROY. A group reader also learns
+	// that its stream is gone.
 	ready := func(tx *Tx, key []byte, signaled bool) bool {
+		if !signaled {
+			return false
+		}
 		v, ok := tx.Get(key)
 		if !ok || v.Type != TypeStream {
-			isStream[string(key)] = false
 			return group != nil
-		}
-		added := !isStream[string(key)]
-		isStream[string(key)] = true
-		if !signaled && !added {
-			return false
 		}
 		s := decodeStream(v.Payload)
 		if group == nil {

@@ -151,7 +151,7 @@ func (tx *Tx) notifyTouched() {
 		}
 		k := tx.quietTouched[j]
 		j++
-		tx.e.blocks.keyTouched(tx, k)
+		tx.e.blocks.serve(tx, k)
 	}
 }
 
