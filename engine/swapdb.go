@@ -106,10 +106,8 @@ func (tx *Tx) swapDBs(a, b int) {
 	if len(ia)+len(ib) > 0 {
 		tx.wroteAOF = true
 	}
-	// Clients blocked on a key of either database may be served now
-	// (Redis signals every such key, as ready for a stream reader too).
+	// Clients blocked on a key of either database may be served now.
 	for _, k := range e.blocks.keysIn(a, b) {
-		e.blocks.signal(k)
 		e.blocks.keyTouched(tx, k)
 	}
 }
