@@ -39,6 +39,13 @@ type Blocked struct {
 	// reach it (LOCK.ACQUIRE passes such a grant on, lockqueue.go).
 	onCancel, onAbandon func()
 
+	// readyFn, when set, decides instead of want whether a changed key
+	// serves the command now (a stream waiter needs entries newer than
+	// the ID it waits after, not just a stream). signaled says whether a
+	// command signaled the key since the last check (SignalReady).
+	readyFn  func(tx *Tx, key []byte, signaled bool) bool
+	signaled map[string]bool // under the registry's mu
+
 	mu    sync.Mutex
 	state blockState
 	rec   Recorder
@@ -102,6 +109,14 @@ func (c *Call) CanBlock() bool { return c.canBlock }
 // connection finds the request in Session.Blocked.
 func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) {
 	c.block(keys, want, timeout, onTimeout)
+}
+
+// BlockUntil is Block with a readiness test of its own: the command runs
+// again, with args (c.served set), when ready reports true for a key.
+func (c *Call) BlockUntil(keys, args [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte, signaled bool) bool) {
+	b := c.block(keys, TypeStream, timeout, onTimeout)
+	b.args = args
+	b.readyFn = ready
 }
 
 func (c *Call) block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) *Blocked {
@@ -177,15 +192,32 @@ func (r *blockRegistry) Waiting() int {
 // keyTouched serves the waiters of a changed key while it has data. It
 // runs under the engine lock inside the changing transaction; serving a
 // waiter changes keys too, which comes back here and serves the next.
+// The change is one Redis reports as a modification: stream waiters take
+// it as a signal (a key added, deleted or overwritten, XADD...).
 func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
+	r.signal(k)
+	r.serve(tx, k)
+}
+
+// serve serves the waiters of key k that it can serve now, first come
+// first served; a quiet change (Tx.quiet) comes here without a signal.
+func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 	for {
+		// The first waiter the key can serve goes first. Waiters of one
+		// kind (list pops, locks) are ready alike, so this is the head of
+		// the queue for them; stream readers each wait after their own ID.
 		r.mu.Lock()
-		var b *Blocked
-		if list := r.byKey[k]; len(list) > 0 {
-			b = list[0]
-		}
+		list := append([]*Blocked(nil), r.byKey[k]...)
 		r.mu.Unlock()
-		if b == nil || !r.ready(tx, k, b) {
+		var b *Blocked
+		for _, w := range list {
+			if r.ready(tx, k, w) {
+				b = w
+				break
+			}
+		}
+		if b == nil {
+			r.clearSignals(k)
 			return
 		}
 		b.mu.Lock()
@@ -205,8 +237,19 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 }
 
 // ready reports whether the key can serve b's command now: it holds a
-// value of the type b waits for, or, for a lock waiter, it is gone.
+// value of the type b waits for, or, for a lock waiter, it is gone; a
+// stream waiter's own test decides for it.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
+	if b.readyFn != nil {
+		r.mu.Lock()
+		sig := b.signaled[k.key]
+		r.mu.Unlock()
+		saved := tx.DB
+		tx.DB = k.db
+		ok := b.readyFn(tx, []byte(k.key), sig)
+		tx.DB = saved
+		return ok
+	}
 	v, ok := tx.GetIn(k.db, []byte(k.key))
 	if b.want == typeMissing {
 		return !ok
@@ -217,14 +260,51 @@ func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	return v.Type == b.want
 }
 
+// SignalReady tells the stream waiters of key (in the current database)
+// that a command signaled it, as Redis's signalKeyAsReady: unlike a list
+// waiter, a stream waiter is checked only for keys so signaled, not after
+// every change (XSETID, XGROUP SETID serve nobody). Any change Redis
+// reports as a modification signals (keyTouched); a quiet write that
+// Redis signals (XGROUP DESTROY) calls this.
+func (tx *Tx) SignalReady(key []byte) {
+	if tx.e.listening.Load() == 0 {
+		return
+	}
+	tx.e.blocks.signal(dbKey{tx.DB, string(key)})
+}
+
+func (r *blockRegistry) signal(k dbKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.byKey[k] {
+		if b.readyFn != nil {
+			if b.signaled == nil {
+				b.signaled = make(map[string]bool)
+			}
+			b.signaled[k.key] = true
+		}
+	}
+}
+
+// clearSignals forgets the signals of key once its waiters are checked.
+func (r *blockRegistry) clearSignals(k dbKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.byKey[k] {
+		delete(b.signaled, k.key)
+	}
+}
+
 // dbFlushed reports the keys lock waiters wait for as changed, so that
-// the flush that empties them hands each to its first waiter; a list
-// waiter has nothing to gain from a flush.
+// the flush that empties them hands each to its first waiter, and the
+// keys of stream waiters, whose XREADGROUP learns that its stream is
+// gone (Redis's scanDatabaseForDeletedStreams); a list waiter has
+// nothing to gain from a flush.
 func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, list := range r.byKey {
-		if (db < 0 || k.db == db) && len(list) > 0 && list[0].want == typeMissing {
+		if (db < 0 || k.db == db) && len(list) > 0 && (list[0].want == typeMissing || list[0].want == TypeStream) {
 			tx.touch(k.db, k.key)
 		}
 	}

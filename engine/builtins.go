@@ -41,6 +41,7 @@ func registerBuiltinsIn(t *Table) {
 	t.Register(setAlgebraCommands()...)
 	t.Register(zsetCommands()...)
 	t.Register(zsetAlgebraCommands()...)
+	t.Register(streamCommands()...)
 	t.Register(geoCommands()...)
 	t.Register(hllCommands()...)
 	t.Register(objectCommands()...)

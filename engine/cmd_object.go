@@ -110,6 +110,8 @@ func ObjectEncoding(v Value) string {
 			return "skiplist"
 		}
 		return "listpack"
+	case TypeStream:
+		return "stream"
 	}
 	return "unknown"
 }

@@ -68,7 +68,7 @@ func TestFlagsAgreeWithCategories(t *testing.T) {
 			{!s.Flags.Has(FlagAdmin) || (has("@admin") && has("@dangerous")), "admin => @admin @dangerous"},
 			{!s.Flags.Has(FlagPubSub) || has("@pubsub"), "pubsub => @pubsub"},
 			// As populateCommandLegacyRangeSpec: keys found by a count, after
-			// a keyword (GEORADIUS's STORE) or by an "unknown" spec (SORT's BY
+			// a keyword (GEORADIUS's STORE, XREAD's STREAMS) or by an "unknown" spec (SORT's BY
 			// and GET) move.
 			{s.MovableKeys() == slices.ContainsFunc(s.KeySpecs, func(k KeySpec) bool {
 				return k.FindKeys.Type == "keynum" || k.BeginSearch.Type == "keyword" || k.BeginSearch.Type == "unknown"

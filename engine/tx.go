@@ -60,6 +60,12 @@ type Tx struct {
 	// for the sweeper at commit (hashttl_sweep.go).
 	fieldExpiring []expiryEntry
 
+	// quiet: the write under way is one Redis makes without signaling
+	// the key as modified (XACK, XREADGROUP...); its keys go to
+	// quietTouched, seen by blocked clients only (watch.go).
+	quiet        bool
+	quietTouched []dbKey
+
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
 	// bcastKeys are the changed keys under a BCAST prefix. readBy and
@@ -142,6 +148,7 @@ func (tx *Tx) reset() {
 	}
 	tx.after = tx.after[:0]
 	tx.touched = tx.touched[:0]
+	tx.quietTouched = tx.quietTouched[:0]
 	tx.expiring = tx.expiring[:0]
 	tx.fieldExpiring = tx.fieldExpiring[:0]
 	tx.client = nil

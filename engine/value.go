@@ -15,6 +15,7 @@ const (
 	TypeList   Type = 'l'
 	TypeSet    Type = 'S'
 	TypeZSet   Type = 'z'
+	TypeStream Type = 'x'
 )
 
 // Name is what TYPE replies for the type.
@@ -30,6 +31,8 @@ func (t Type) Name() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	}
 	return "none"
 }

@@ -111,6 +111,14 @@ func (e *Engine) addListener(l keyListener) {
 // are told at once (the change must invalidate what was read before it
 // in the same transaction, not what is read after it).
 func (tx *Tx) touch(db int, key string) {
+	if tx.quiet {
+		// WATCH and tracking do not see it, as in Redis; a blocked
+		// stream reader may be waiting for it (XGROUP DESTROY).
+		if tx.e.listening.Load() != 0 {
+			tx.quietTouched = append(tx.quietTouched, dbKey{db, key})
+		}
+		return
+	}
 	if tx.e.tracker.active() && !tx.flushing {
 		tx.e.tracker.keyChanged(tx, key)
 	}
@@ -124,18 +132,26 @@ func (tx *Tx) touch(db int, key string) {
 // engine lock, so that a listener's view (a dirty WATCH) is settled before
 // any other transaction starts.
 func (tx *Tx) notifyTouched() {
-	if len(tx.touched) == 0 {
+	if len(tx.touched) == 0 && len(tx.quietTouched) == 0 {
 		return
 	}
 	tx.e.listenersMu.Lock()
 	ls := tx.e.listeners
 	tx.e.listenersMu.Unlock()
-	// Serving a blocked client changes keys too: walk the list as it grows.
-	for i := 0; i < len(tx.touched); i++ {
-		k := tx.touched[i]
-		for _, l := range ls {
-			l.keyTouched(tx, k)
+	// Serving a blocked client changes keys too: walk the lists as they
+	// grow.
+	for i, j := 0, 0; i < len(tx.touched) || j < len(tx.quietTouched); {
+		if i < len(tx.touched) {
+			k := tx.touched[i]
+			i++
+			for _, l := range ls {
+				l.keyTouched(tx, k)
+			}
+			continue
 		}
+		k := tx.quietTouched[j]
+		j++
+		tx.e.blocks.serve(tx, k)
 	}
 }
 
