@@ -37,6 +37,10 @@ func cmdDump(c *Call) {
 		c.W.Null()
 		return
 	}
+	if !dumpable(v) {
+		c.Err(errDumpStream)
+		return
+	}
 	c.W.Bulk(dumpPayload(v))
 }
 

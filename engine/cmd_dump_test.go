@@ -334,3 +334,14 @@ func TestDumpHashFieldExpiry(t *testing.T) {
 	te.Clock.FastForward(200 * time.Millisecond)
 	te.run([]step{{cmd("DUMP", "h_x"), "(nil)"}})
 }
+
+// A stream is not serialized: DUMP says so instead of writing a payload
+// nobody could restore.
+func TestDumpStreamRefused(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("XADD", "st", "1-1", "f", "v"), `"1-1"`},
+		{cmd("DUMP", "st"), "(error) ERR lockredis cannot DUMP or MIGRATE a stream: Redis's RDB stream format is not implemented"},
+		{cmd("DUMP", "missing"), "(nil)"},
+	})
+}

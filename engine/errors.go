@@ -9,6 +9,10 @@ import (
 // and the dispatcher. Handlers reply with c.Err(err).
 
 // cmd_bitmap.go, cmd_lcs.go
+// errDumpStream: DUMP (and MIGRATE) of a stream, which lockredis cannot
+// serialize in Redis's format.
+var errDumpStream = replyError("ERR lockredis cannot DUMP or MIGRATE a stream: Redis's RDB stream format is not implemented")
+
 var (
 	errBitOffset        = replyError("ERR bit offset is not an integer or out of range")
 	errBitValue         = replyError("ERR bit is not an integer or out of range")

@@ -78,6 +78,11 @@ var (
 
 // ------------------------------------------------------------- writing
 
+// dumpable reports whether dumpPayload can write v: streams are not
+// serialized (Redis's RDB stream format is not implemented), and their DUMP
+// is refused rather than answered with a payload nobody could restore.
+func dumpable(v Value) bool { return v.Type != TypeStream }
+
 func dumpPayload(v Value) []byte {
 	var b []byte
 	switch v.Type {
