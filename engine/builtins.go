@@ -35,4 +35,10 @@ func (e *Engine) registerBuiltins() {
 	e.Register(memoryCommands()...)
 	e.Register(debugCommands()...)
 	e.Register(shutdownCommands()...)
+	// No modules, no replication (cmd_module.go, cmd_replication.go),
+	// MIGRATE (cmd_migrate.go), LOLWUT (cmd_lolwut.go).
+	e.Register(moduleCommands()...)
+	e.Register(replicationCommands()...)
+	e.Register(migrateCommands()...)
+	e.Register(lolwutCommands()...)
 }
