@@ -128,7 +128,7 @@ func cmdMigrate(c *Call) {
 		reply(c)
 		return
 	}
-	c.E.Do(false, c.S.DB, func(tx *Tx) {
+	doAsClient(c, false, func(tx *Tx) {
 		c.Tx = tx // for lookupRead's keyspace hits and misses
 		m.read(c, tx, keys)
 		c.Tx = nil
@@ -139,9 +139,18 @@ func cmdMigrate(c *Call) {
 	}
 	acked, reply := m.send() // no lock held
 	if len(acked) > 0 {
-		c.E.Do(true, c.S.DB, func(tx *Tx) { m.remove(tx, acked) })
+		doAsClient(c, true, func(tx *Tx) { m.remove(tx, acked) })
 	}
 	reply(c)
+}
+
+// doAsClient runs fn in a transaction of the calling client, as run does
+// for a command: client tracking then knows whose change it sees (NOLOOP,
+// invalidations after the reply).
+func doAsClient(c *Call, write bool, fn func(tx *Tx)) {
+	tx := c.E.txPool.Get().(*Tx)
+	tx.client = c.S
+	c.E.do(tx, write, c.S.DB, fn)
 }
 
 // read finds the keys that exist (Redis's lookupKeyRead) and serializes
