@@ -265,3 +265,23 @@ func runMigrateScenario(t *testing.T, srcAddr, dstAddr string, proto int) []stri
 	}
 	return out
 }
+
+// TestDiffNotifyMigrate: MIGRATE raises "del" for each key the target
+// acknowledged (not with COPY, not for a key the target refused), as
+// Redis's migrateCommand. REPLACE makes every run find the same target
+// state, whichever server ran the case before.
+func TestDiffNotifyMigrate(t *testing.T) {
+	p := newLazyExpiryPair(t)
+	target := startRedis(t)
+	hp := strings.Replace(target, ":", " ", 1)
+	runNotifyCases(t, p, []notifyCase{
+		{name: "migrate", cmds: []any{
+			"MSET a 1 b 2 c 3", "MIGRATE " + hp + " '' 5 1000 REPLACE KEYS a b",
+			"MIGRATE " + hp + " c 5 1000 COPY REPLACE", "MIGRATE " + hp + " c 5 1000",
+			"MIGRATE " + hp + " '' 5 1000 REPLACE KEYS c nokey", "MIGRATE " + hp + " nokey 5 1000",
+			"SET d 1", "MIGRATE " + hp + " d 5 1000 REPLACE AUTH wrong"}},
+		{name: "migrate multi eval", cmds: []any{
+			"SET m 1", "SET e 1", "MULTI", "SET x 1", "MIGRATE " + hp + " m 5 1000 REPLACE", "EXEC",
+			`EVAL "return redis.call('migrate',ARGV[1],ARGV[2],KEYS[1],'5','1000','REPLACE')" 1 e ` + hp}},
+	})
+}
