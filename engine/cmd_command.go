@@ -359,6 +359,9 @@ func commandKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
 	if ok {
 		return keys, true
 	}
+	if keys, ok := migrateKeys(cmd, args); ok { // its KEYS spec is incomplete (cmd_migrate.go)
+		return keys, true
+	}
 	if cmd.MovableKeys() {
 		return keysFromCount(cmd, args), true
 	}

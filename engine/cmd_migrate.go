@@ -292,6 +292,39 @@ func (m *migration) send() (acked []int, reply func(c *Call)) {
 	return acked, func(c *Call) { c.OK() }
 }
 
+// migrateKeys finds MIGRATE's keys as Redis's migrateGetKeys, used when
+// the key specs fail (the KEYS spec is incomplete): the key argument, or what follows KEYS, the
+// options before it skipped with their values; none when KEYS comes with a
+// non-empty key argument (MIGRATE then answers the error).
+func migrateKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
+	if cmd.FullName != "migrate" {
+		return nil, false
+	}
+	first, num := 3, 1
+	for i := 6; i < len(args); i++ {
+		a := args[i]
+		if EqualFold(a, "keys") {
+			if len(args[3]) > 0 {
+				num = 0
+			} else {
+				first, num = i+1, len(args)-i-1
+			}
+			break
+		}
+		switch {
+		case EqualFold(a, "auth"):
+			i++
+		case EqualFold(a, "auth2"):
+			i += 2
+		}
+	}
+	keys := make([]keyRef, num)
+	for i := range keys {
+		keys[i] = keyRef{first + i, []string{"RW", "access", "delete"}}
+	}
+	return keys, true
+}
+
 // appendCommand appends args as a RESP array of bulk strings.
 func appendCommand(b []byte, args ...[]byte) []byte {
 	b = append(b, '*')
