@@ -294,3 +294,18 @@ func TestDiffNotifyMigrate(t *testing.T) {
 			`EVAL "return redis.call('migrate',ARGV[1],ARGV[2],KEYS[1],'5','1000','REPLACE')" 1 e ` + hp}},
 	})
 }
+
+// TestDiffRestCluster: in cluster mode REPLICAOF and FAILOVER refuse, and
+// MIGRATE sends RESTORE-ASKING (to a standalone redis-server here; REPLACE
+// lets both servers' runs succeed) with its keys in one slot.
+func TestDiffRestCluster(t *testing.T) {
+	target := startRedis(t)
+	hp := strings.Replace(target, ":", " ", 1)
+	runDiffCasesOn(t, newClusterDiffPair(t), []diffCase{
+		{name: "replication", steps: steps("REPLICAOF NO ONE", "REPLICAOF h 1", "SLAVEOF no one",
+			"FAILOVER", "FAILOVER ABORT", "FAILOVER TIMEOUT x")},
+		{name: "migrate", steps: steps("SET {t}a 1", "SET {t}b 2", "MIGRATE "+hp+" {t}a 0 1000 REPLACE", "EXISTS {t}a",
+			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS {t}b {t}c", "EXISTS {t}b", "SET a 1", "SET b 1",
+			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS a b", "MIGRATE "+hp+" '' 0 1000 REPLACE KEYS nokey1 nokey2")},
+	})
+}

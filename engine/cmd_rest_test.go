@@ -228,3 +228,20 @@ func TestMigrateErrors(t *testing.T) {
 		t.Errorf("a silent target held MIGRATE %v", d)
 	}
 }
+
+// TestMigrateClusterAsking: in cluster mode MIGRATE sends RESTORE-ASKING,
+// as Redis does, so that a target importing the slot takes the key.
+func TestMigrateClusterAsking(t *testing.T) {
+	te := newTestEngineConfig(t, Config{Cluster: true})
+	ft := newFakeTarget(t, okToAll, false)
+	host, port, _ := net.SplitHostPort(ft.addr)
+	te.run([]step{
+		{cmd("SET", "k", "v"), "OK"},
+		{cmd("MIGRATE", host, port, "k", "0", "1000", "COPY"), "OK"},
+		{cmd("EXISTS", "k"), "(integer) 1"},
+	})
+	<-ft.received // SELECT
+	if got := (<-ft.received)[0]; got != "RESTORE-ASKING" {
+		t.Errorf("target received %s, want RESTORE-ASKING", got)
+	}
+}
