@@ -60,4 +60,10 @@ func registerBuiltinsIn(t *Table) {
 	t.Register(memoryCommands()...)
 	t.Register(debugCommands()...)
 	t.Register(shutdownCommands()...)
+	// No modules, no replication (cmd_module.go, cmd_replication.go),
+	// MIGRATE (cmd_migrate.go), LOLWUT (cmd_lolwut.go).
+	t.Register(moduleCommands()...)
+	t.Register(replicationCommands()...)
+	t.Register(migrateCommands()...)
+	t.Register(lolwutCommands()...)
 }

@@ -262,7 +262,7 @@ func writeDocArgs(w Writer, args []Arg) {
 		a := &args[i]
 		nested := a.Type == "oneof" || a.Type == "block"
 		n := 2
-		for _, present := range []bool{a.KeySpecIndex != nil, a.Token != "", a.Summary != "", a.Since != "",
+		for _, present := range []bool{a.KeySpecIndex != nil, a.Token != "" || a.EmptyToken, a.Summary != "", a.Since != "",
 			a.DeprecatedSince != "", len(a.Flags) > 0, nested} {
 			if present {
 				n++
@@ -275,7 +275,12 @@ func writeDocArgs(w Writer, args []Arg) {
 			w.BulkString("key_spec_index")
 			w.Int(int64(*a.KeySpecIndex))
 		}
-		writeDocString(w, "token", a.Token)
+		if a.EmptyToken {
+			w.BulkString("token")
+			w.BulkString("")
+		} else {
+			writeDocString(w, "token", a.Token)
+		}
 		writeDocString(w, "summary", a.Summary)
 		writeDocString(w, "since", a.Since)
 		writeDocString(w, "deprecated_since", a.DeprecatedSince)
@@ -352,6 +357,9 @@ func commandKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
 	}
 	keys, ok := keysFromSpecs(cmd, args)
 	if ok {
+		return keys, true
+	}
+	if keys, ok := migrateKeys(cmd, args); ok { // its KEYS spec is incomplete (cmd_migrate.go)
 		return keys, true
 	}
 	if cmd.MovableKeys() {

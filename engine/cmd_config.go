@@ -137,6 +137,7 @@ var configParams = []configParam{
 	{name: "slowlog-max-len", def: "128", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	{name: "latency-monitor-threshold", def: "0", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	{name: "enable-debug-command", def: "no", kind: kindEnum, enum: []string{"no", "yes", "local"}, immutable: true},
+	{name: "enable-module-command", def: "no", kind: kindEnum, enum: []string{"no", "yes", "local"}, immutable: true},
 	{name: "tracking-table-max-keys", def: "1000000", kind: kindInt, min: 0, max: math.MaxInt64, settable: true},
 	// lockredis's own: milliseconds a SESSION lock stays with its dead
 	// owner before it passes on (lockqueue.go).
@@ -213,6 +214,8 @@ func (e *Engine) configValue(p configParam) string {
 		return strconv.FormatInt(e.ops.latThreshold.Load(), 10)
 	case "enable-debug-command":
 		return e.ops.debugMode
+	case "enable-module-command":
+		return e.ops.moduleMode
 	case "requirepass":
 		return e.cfg.RequirePass
 	case "cluster-enabled":
@@ -394,6 +397,8 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 		e.ops.latThreshold.Store(n)
 	case "enable-debug-command": // immutable: only at start (initOps)
 		e.ops.debugMode = val
+	case "enable-module-command": // immutable: only at start (initOps)
+		e.ops.moduleMode = val
 	case "protected-mode":
 		e.net.protectedMode.Store(val == "yes")
 	case "timeout":

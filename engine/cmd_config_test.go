@@ -293,6 +293,7 @@ func TestConfigSetEveryParam(t *testing.T) {
 		"slowlog-max-len":           {value: "5"},
 		"latency-monitor-threshold": {value: "5"},
 		"enable-debug-command":      {value: "yes", refused: "can't set immutable config"},
+		"enable-module-command":     {value: "yes", refused: "can't set immutable config"},
 		"tracking-table-max-keys": {value: "17", effect: func(t *testing.T, e *Engine, _ map[string]string) {
 			if e.tracker.maxKeys.Load() != 17 {
 				t.Errorf("tracking-table-max-keys %d", e.tracker.maxKeys.Load())

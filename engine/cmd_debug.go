@@ -107,16 +107,30 @@ func listLen(v Value) int {
 	return len(l.elems)
 }
 
-// protectedAllowed reports whether s may run a protected command under
-// the enable-<name>-command setting, as Redis's allowProtectedAction.
-func (e *Engine) protectedAllowed(s *Session) bool {
-	switch e.ops.debugMode {
+// protectedAllowed reports whether s may run the protected command cmd
+// under its enable-<name>-command setting (DEBUG's or MODULE's), as
+// Redis's allowProtectedAction.
+func (e *Engine) protectedAllowed(s *Session, cmd *Command) bool {
+	mode := e.ops.debugMode
+	if protectedRoot(cmd).Name == "module" {
+		mode = e.ops.moduleMode
+	}
+	switch mode {
 	case "yes":
 		return true
 	case "local":
 		return s.Kind != KindClient || isLocalAddr(s.Addr())
 	}
 	return false
+}
+
+// protectedRoot is the command whose name the refusal gives: MODULE for
+// MODULE LOAD.
+func protectedRoot(cmd *Command) *Command {
+	if cmd.parent != nil {
+		return cmd.parent
+	}
+	return cmd
 }
 
 // isLocalAddr is Redis's islocalClient: a unix socket, or a peer at
@@ -134,6 +148,7 @@ func isLocalAddr(addr string) bool {
 
 // errProtected is Redis's refusal of a protected command.
 func errProtected(cmd *Command) error {
+	cmd = protectedRoot(cmd)
 	return replyError(fmt.Sprintf("ERR %s command not allowed. If the enable-%s-command option is set to \"local\", "+
 		"you can run it from a local connection, otherwise you need to set this option in the configuration file, "+
 		"and then restart the server.", strings.ToUpper(cmd.Name), cmd.Name))

@@ -16,6 +16,7 @@ func dumpCommands() []*Command {
 	return []*Command{
 		{Name: "dump", Handler: cmdDump},
 		{Name: "restore", Handler: cmdRestore},
+		{Name: "restore-asking", Handler: cmdRestore}, // what MIGRATE sends: RESTORE, as Redis aliases it
 	}
 }
 
@@ -25,23 +26,33 @@ func dumpCommands() []*Command {
 // their expiry, and a hash with no field left reads as missing.
 func cmdDump(c *Call) {
 	v, ok := lookupRead(c, c.Args[1])
-	if ok && v.Type == TypeHash && hashFieldExpiry(v.Payload) != 0 {
-		h := decodeHash(v.Payload)
-		h.hideExpired(hashFieldExpiry(v.Payload), c.Tx.Ms)
-		for i := range h.ents {
-			h.ents[i].at = 0
-		}
-		v.Payload, ok = encodeHash(h), h.live > 0
+	if ok {
+		v, ok = dumpable(v, c.Tx.Ms)
 	}
 	if !ok {
 		c.W.Null()
 		return
 	}
-	if !dumpable(v) {
+	if !canDump(v) {
 		c.Err(errDumpStream)
 		return
 	}
 	c.W.Bulk(dumpPayload(v))
+}
+
+// dumpable is v as DUMP (and MIGRATE) serialize it at time now: a hash
+// without its field expiries, false when no field is left.
+func dumpable(v Value, now int64) (Value, bool) {
+	if v.Type != TypeHash || hashFieldExpiry(v.Payload) == 0 {
+		return v, true
+	}
+	h := decodeHash(v.Payload)
+	h.hideExpired(hashFieldExpiry(v.Payload), now)
+	for i := range h.ents {
+		h.ents[i].at = 0
+	}
+	v.Payload = encodeHash(h)
+	return v, h.live > 0
 }
 
 // cmdRestore is RESTORE key ttl serialized-value [REPLACE] [ABSTTL]

@@ -345,3 +345,14 @@ func TestDumpStreamRefused(t *testing.T) {
 		{cmd("DUMP", "missing"), "(nil)"},
 	})
 }
+
+// MIGRATE of a stream is refused like its DUMP, before the target is
+// contacted (no server listens on port 1).
+func TestMigrateStreamRefused(t *testing.T) {
+	te := newTestEngine(t)
+	te.run([]step{
+		{cmd("XADD", "st", "1-1", "f", "v"), `"1-1"`},
+		{cmd("MIGRATE", "127.0.0.1", "1", "st", "0", "100"), "(error) ERR lockredis cannot DUMP or MIGRATE a stream: Redis's RDB stream format is not implemented"},
+		{cmd("XLEN", "st"), "(integer) 1"},
+	})
+}

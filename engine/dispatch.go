@@ -70,7 +70,7 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 		e.reject(s, cmd, args, w, ErrArity(cmd.FullName))
 		return cmd
 	}
-	if cmd.Flags.Has(FlagProtected) && !e.protectedAllowed(s) { // cmd_debug.go
+	if cmd.Flags.Has(FlagProtected) && !e.protectedAllowed(s, cmd) { // cmd_debug.go
 		e.reject(s, cmd, args, w, errProtected(cmd))
 		return cmd
 	}

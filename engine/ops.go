@@ -40,6 +40,7 @@ type opsState struct {
 	startupAlloc int64        // heap allocated when the engine started (MEMORY STATS)
 	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
 	debugMode    string       // enable-debug-command: no, yes, local
+	moduleMode   string       // enable-module-command: no, yes, local
 }
 
 // heapAlloc is MemStats.HeapAlloc, read without stopping the world
@@ -59,8 +60,9 @@ func (e *Engine) initOps() error {
 	e.ops.slowerThan.Store(DefaultSlowlogSlowerThan)
 	e.ops.slowMax.Store(DefaultSlowlogMaxLen)
 	e.ops.debugMode = "no"
+	e.ops.moduleMode = "no"
 	e.ops.startupAlloc = heapAlloc()
-	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command", "notify-keyspace-events"} {
+	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command", "enable-module-command", "notify-keyspace-events"} {
 		v, ok := e.cfg.Params[name]
 		if !ok {
 			continue

@@ -78,10 +78,11 @@ var (
 
 // ------------------------------------------------------------- writing
 
-// dumpable reports whether dumpPayload can write v: streams are not
+// canDump reports whether dumpPayload can write v: streams are not
 // serialized (Redis's RDB stream format is not implemented), and their DUMP
-// is refused rather than answered with a payload nobody could restore.
-func dumpable(v Value) bool { return v.Type != TypeStream }
+// or MIGRATE is refused rather than answered with a payload nobody could
+// restore.
+func canDump(v Value) bool { return v.Type != TypeStream }
 
 func dumpPayload(v Value) []byte {
 	var b []byte

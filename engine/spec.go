@@ -80,6 +80,7 @@ type Arg struct {
 	Type            string   `json:"type"`
 	KeySpecIndex    *int     `json:"key_spec_index,omitempty"`
 	Token           string   `json:"token,omitempty"`
+	EmptyToken      bool     `json:"empty_token,omitempty"` // the token is "" (MIGRATE's empty_string)
 	Summary         string   `json:"summary,omitempty"`
 	Since           string   `json:"since,omitempty"`
 	DeprecatedSince string   `json:"deprecated_since,omitempty"`

@@ -169,6 +169,9 @@ func args(v any) []engine.Arg {
 			Flags:           strs(lookup(m, "flags")),
 			Arguments:       args(lookup(m, "arguments")),
 		}
+		if t := lookup(m, "token"); t != nil && arg.Token == "" {
+			arg.EmptyToken = true
+		}
 		if k := lookup(m, "key_spec_index"); k != nil {
 			i := int(k.(int64))
 			arg.KeySpecIndex = &i
