@@ -194,6 +194,8 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.latencyThreshold, err = one()
 	case "enable-debug-command":
 		cfg.enableDebug, err = one()
+	case "enable-module-command":
+		cfg.enableModule, err = one()
 	case "notify-keyspace-events":
 		cfg.notifyEvents, err = one()
 	case "daemonize":
@@ -362,6 +364,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("slowlog-max-len", func() { out.slowlogMaxLen = cli.slowlogMaxLen })
 	set("latency-monitor-threshold", func() { out.latencyThreshold = cli.latencyThreshold })
 	set("enable-debug-command", func() { out.enableDebug = cli.enableDebug })
+	set("enable-module-command", func() { out.enableModule = cli.enableModule })
 	set("notify-keyspace-events", func() { out.notifyEvents = cli.notifyEvents })
 	set("daemonize", func() { out.daemonize = cli.daemonize })
 	set("cluster-enabled", func() { out.clusterEnabled = cli.clusterEnabled })

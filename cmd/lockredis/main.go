@@ -59,6 +59,7 @@ type config struct {
 	slowlogMaxLen     string
 	latencyThreshold  string // ms, 0 off
 	enableDebug       string // no|yes|local
+	enableModule      string // no|yes|local
 	notifyEvents      string // notify-keyspace-events' letters
 	// Process settings of redis.conf (conffile.go).
 	daemonize    bool     // lockredis never forks: yes is logged
@@ -84,7 +85,7 @@ func defaults() config {
 		protectedMode: "yes", tcpKeepAlive: 300, supervised: "no",
 		slowlogSlowerThan: strconv.Itoa(engine.DefaultSlowlogSlowerThan),
 		slowlogMaxLen:     strconv.Itoa(engine.DefaultSlowlogMaxLen),
-		latencyThreshold:  "0", enableDebug: "no",
+		latencyThreshold:  "0", enableDebug: "no", enableModule: "no",
 	}
 }
 
@@ -213,6 +214,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"slowlog-max-len":           cfg.slowlogMaxLen,
 			"latency-monitor-threshold": cfg.latencyThreshold,
 			"enable-debug-command":      cfg.enableDebug,
+			"enable-module-command":     cfg.enableModule,
 			"notify-keyspace-events":    cfg.notifyEvents,
 			"maxclients":                strconv.Itoa(cfg.maxclients),
 			"daemonize":                 yesNo(cfg.daemonize),
@@ -350,6 +352,7 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.StringVar(&cfg.slowlogMaxLen, "slowlog-max-len", cfg.slowlogMaxLen, "entries the slow log keeps")
 	fs.StringVar(&cfg.latencyThreshold, "latency-monitor-threshold", cfg.latencyThreshold, "milliseconds an event must take to be sampled by LATENCY (0: off)")
 	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
+	fs.StringVar(&cfg.enableModule, "enable-module-command", cfg.enableModule, "no|yes|local: who may run MODULE LOAD/LOADEX/UNLOAD (lockredis loads no modules: they fail as Redis's do)")
 	fs.StringVar(&cfg.notifyEvents, "notify-keyspace-events", cfg.notifyEvents, "keyspace event classes to publish, as redis.conf's letters (KEA, Ex...; empty: none)")
 	registerDirectiveFlags(fs, cfg) // conffile.go
 	version = fs.BoolP("version", "v", false, "print the version and exit")
