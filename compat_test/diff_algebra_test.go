@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Differential tests for set, sorted set and list algebra and multi-pops:
@@ -460,78 +459,13 @@ func TestDiffAlgebraEvents(t *testing.T) {
 			C(0, "RPUSH l a b"), recv(1), await(0),
 		)},
 	}
-	p := newDiffPair(t, "")
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			forEachProto(t, func(t *testing.T, proto int) {
-				p.reset(t)
-				r := algEventStream(t, &h4Side{t: t, addr: p.redisAddr, proto: proto, admin: p.redisCtl,
-					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
-				l := algEventStream(t, &h4Side{t: t, addr: p.lockAddr, proto: proto, admin: p.lockCtl,
-					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
-				if strings.Join(r, "\n") != strings.Join(l, "\n") {
-					t.Errorf("events differ\nredis:     %q\nlockredis: %q", r, l)
-				}
-				if len(r) < 2 {
-					t.Errorf("redis-server raised %d events: the script tests nothing", len(r))
-				}
-			})
-		})
-	}
-}
-
-// algEventStream plays script on one server with keyspace events on and a
-// subscriber (connection 9) to the events of the commands under test, and
-// returns the messages it received, in order.
-func algEventStream(t *testing.T, s *h4Side, script []h4Step) []string {
-	t.Helper()
 	events := []string{"sinterstore", "sunionstore", "sdiffstore", "zunionstore", "zinterstore",
 		"zdiffstore", "zrangestore", "zpopmin", "zpopmax", "lpop", "rpop", "del"}
-	sub := []string{"SUBSCRIBE", "algebra-marker"}
+	sub := []string{"SUBSCRIBE"}
 	for _, e := range events {
 		sub = append(sub, "__keyevent@0__:"+e)
 	}
-	ctl := s.conn(0)
-	ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", "KEA"}))
-	defer ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", ""}))
-	sc := s.conn(9)
-	if _, err := sc.raw.c.Write(encodeCommand(sub)); err != nil {
-		t.Fatal(err)
-	}
-	read := func() string {
-		sc.raw.c.SetDeadline(time.Now().Add(replyTimeout))
-		reply, err := readReply(sc.raw.r)
-		if err != nil {
-			t.Fatalf("subscriber: %v", err)
-		}
-		return string(reply)
-	}
-	for range sub[1:] {
-		read()
-	}
-	for _, st := range script {
-		switch st.op {
-		case h4Do:
-			s.conn(st.conn).send(encodeCommand(st.st.args))
-		case h4Send:
-			s.send(st.conn, encodeCommand(st.st.args))
-		case h4Recv:
-			s.recv(st.conn)
-		case h4Blocked:
-			if _, ok := s.awaitBlocked(st.n); !ok {
-				t.Fatalf("%s: blocked clients never reached %d", s.addr, st.n)
-			}
-		}
-	}
-	ctl.send(encodeCommand([]string{"PUBLISH", "algebra-marker", "end"}))
-	var out []string
-	for {
-		m := read()
-		if strings.Contains(m, "algebra-marker") {
-			return out
-		}
-		out = append(out, m)
-	}
+	runEventCases(t, cases, "algebra-marker", sub)
 }
 
 // TestDiffAlgebraRandom plays a seeded random mix of the algebra commands

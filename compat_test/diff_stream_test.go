@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Differential tests for the stream type (t_stream.c). IDs are given
@@ -614,76 +613,7 @@ func TestDiffStreamEvents(t *testing.T) {
 			C(0, "XADD s MAXLEN 5 1 a 1"), recv(1), recv(2), await(0),
 		)},
 	}
-	p := newDiffPair(t, "")
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			forEachProto(t, func(t *testing.T, proto int) {
-				p.reset(t)
-				r := streamEventStream(t, &h4Side{t: t, addr: p.redisAddr, proto: proto, admin: p.redisCtl,
-					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
-				l := streamEventStream(t, &h4Side{t: t, addr: p.lockAddr, proto: proto, admin: p.lockCtl,
-					conns: map[int]*stepConn{}, sent: map[int]bool{}}, tc.steps)
-				if strings.Join(r, "\n") != strings.Join(l, "\n") {
-					t.Errorf("events differ\nredis:     %q\nlockredis: %q", r, l)
-				}
-				if len(r) < 2 {
-					t.Errorf("redis-server raised %d events: the script tests nothing", len(r))
-				}
-			})
-		})
-	}
-}
-
-// streamEventStream plays script on one server with keyspace events on
-// and a subscriber (connection 9) to the stream events, and returns the
-// messages it received, in order.
-func streamEventStream(t *testing.T, s *h4Side, script []h4Step) []string {
-	t.Helper()
-	ctl := s.conn(0)
-	ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", "KEA"}))
-	defer ctl.send(encodeCommand([]string{"CONFIG", "SET", "notify-keyspace-events", ""}))
-	sc := s.conn(9)
-	sub := []string{"PSUBSCRIBE", "__keyevent@0__:x*", "__keyspace@0__:s"}
-	if _, err := sc.raw.c.Write(encodeCommand([]string{"SUBSCRIBE", "stream-marker"})); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sc.raw.c.Write(encodeCommand(sub)); err != nil {
-		t.Fatal(err)
-	}
-	read := func() string {
-		sc.raw.c.SetDeadline(time.Now().Add(replyTimeout))
-		reply, err := readReply(sc.raw.r)
-		if err != nil {
-			t.Fatalf("subscriber: %v", err)
-		}
-		return string(reply)
-	}
-	for range 1 + 2 { // the confirmations
-		read()
-	}
-	for _, st := range script {
-		switch st.op {
-		case h4Do:
-			s.conn(st.conn).send(encodeCommand(st.st.args))
-		case h4Send:
-			s.send(st.conn, encodeCommand(st.st.args))
-		case h4Recv:
-			s.recv(st.conn)
-		case h4Blocked:
-			if _, ok := s.awaitBlocked(st.n); !ok {
-				t.Fatalf("%s: blocked clients never reached %d", s.addr, st.n)
-			}
-		}
-	}
-	ctl.send(encodeCommand([]string{"PUBLISH", "stream-marker", "end"}))
-	var out []string
-	for {
-		m := read()
-		if strings.Contains(m, "stream-marker") {
-			return out
-		}
-		out = append(out, m)
-	}
+	runEventCases(t, cases, "stream-marker", []string{"PSUBSCRIBE", "__keyevent@0__:x*", "__keyspace@0__:s"})
 }
 
 // TestDiffStreamCluster: in cluster mode the keys of XREAD and XREADGROUP
