@@ -177,10 +177,7 @@ func cmdXack(c *Call) {
 		c.Err(err)
 		return
 	}
-	var g *streamGroup
-	if s != nil {
-		g = s.group(c.Args[2])
-	}
+	g := s.group(c.Args[2])
 	if g == nil {
 		c.W.Int(0)
 		return
@@ -252,10 +249,7 @@ func cmdXpending(c *Call) {
 		c.Err(err)
 		return
 	}
-	var g *streamGroup
-	if s != nil {
-		g = s.group(c.Args[2])
-	}
+	g := s.group(c.Args[2])
 	if g == nil {
 		c.Err(errNoKeyOrGroup(c.Args[1], c.Args[2]))
 		return
@@ -344,10 +338,7 @@ func cmdXclaim(c *Call) {
 		c.Err(err)
 		return
 	}
-	var g *streamGroup
-	if s != nil {
-		g = s.group(c.Args[2])
-	}
+	g := s.group(c.Args[2])
 	if g == nil {
 		c.Err(errNoKeyOrGroup(key, c.Args[2]))
 		return
@@ -522,10 +513,7 @@ func cmdXautoclaim(c *Call) {
 		c.Err(lookupErr)
 		return
 	}
-	var g *streamGroup
-	if s != nil {
-		g = s.group(c.Args[2])
-	}
+	g := s.group(c.Args[2])
 	if g == nil {
 		c.Err(errNoKeyOrGroup(key, c.Args[2]))
 		return

@@ -649,7 +649,12 @@ func (s *streamObj) trim(a *trimArgs) int64 {
 
 // ------------------------------------------------------------- groups
 
+// group finds a consumer group; nil when there is none, or no stream (s
+// nil: a missing key).
 func (s *streamObj) group(name []byte) *streamGroup {
+	if s == nil {
+		return nil
+	}
 	i := sort.Search(len(s.groups), func(i int) bool { return s.groups[i].name >= string(name) })
 	if i < len(s.groups) && s.groups[i].name == string(name) {
 		return s.groups[i]
