@@ -34,11 +34,6 @@ const (
 	markerClean   = "clean"   // a clean stop
 )
 
-// DefaultMaxLockTTL caps the fence: a lock TTL above it is unusual, and a
-// node refusing new locks for longer than this after a crash is worse than
-// the risk it covers.
-const DefaultMaxLockTTL = 5 * time.Minute
-
 // fence is the engine's restart fence and its state file.
 type fence struct {
 	path   string        // state file; "" = none (no Dir)
@@ -83,7 +78,7 @@ func parseRestartFence(s string) (mode string, fixed time.Duration, err error) {
 // newFence reads the previous incarnation's state, decides the fence and
 // marks this incarnation running. dir "" means no state file: a fixed
 // fence then always applies (the embedder asked for it), auto none.
-func newFence(cfg Config, aofPath string, logf func(level, format string, args ...any)) (*fence, error) {
+func newFence(cfg settings, aofPath string, logf func(level, format string, args ...any)) (*fence, error) {
 	mode, fixed, err := parseRestartFence(cfg.RestartFence)
 	if err != nil {
 		return nil, err
@@ -97,9 +92,6 @@ func newFence(cfg Config, aofPath string, logf func(level, format string, args .
 		if f.fsync == "" {
 			f.fsync = FsyncEverySec
 		}
-	}
-	if f.maxTTL <= 0 {
-		f.maxTTL = DefaultMaxLockTTL
 	}
 	var d time.Duration
 	if cfg.Dir == "" {

@@ -61,25 +61,28 @@ func TestFenceAtStart(t *testing.T) {
 	}{
 		{name: "first start", want: 0},
 		{name: "crash", state: "marker running\nmax-ttl-ms 10000\n", want: 10 * time.Second},
-		{name: "crash, capped", state: "marker running\nmax-ttl-ms 900000\n", cfg: Config{MaxLockTTL: time.Minute}, want: time.Minute},
+		{name: "crash, capped", state: "marker running\nmax-ttl-ms 900000\n", cfg: Config{Params: map[string]string{"max-lock-ttl": time.Minute.String()}}, want: time.Minute},
 		{name: "crash, no TTL granted", state: "marker running\nmax-ttl-ms 0\n", want: 0},
-		{name: "crash, off", state: "marker running\nmax-ttl-ms 10000\n", cfg: Config{RestartFence: "off"}, want: 0},
-		{name: "crash, fixed", state: "marker running\nmax-ttl-ms 10000\n", cfg: Config{RestartFence: "3s"}, want: 3 * time.Second},
-		{name: "unreadable", state: "what\n", cfg: Config{MaxLockTTL: 7 * time.Second}, want: 7 * time.Second},
+		{name: "crash, off", state: "marker running\nmax-ttl-ms 10000\n", cfg: Config{Params: map[string]string{"restart-fence": "off"}}, want: 0},
+		{name: "crash, fixed", state: "marker running\nmax-ttl-ms 10000\n", cfg: Config{Params: map[string]string{"restart-fence": "3s"}}, want: 3 * time.Second},
+		{name: "unreadable", state: "what\n", cfg: Config{Params: map[string]string{"max-lock-ttl": (7 * time.Second).String()}}, want: 7 * time.Second},
 		{name: "clean", state: "marker clean\nmax-ttl-ms 10000\n", want: 0},
-		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: Config{RestartFence: "3s"}, want: 0},
-		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: Config{AppendOnly: true}, aof: true, want: 0},
+		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: Config{Params: map[string]string{"restart-fence": "3s"}}, want: 0},
+		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 0},
 		{name: "crash, AOF fsynced always", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
-			cfg: Config{AppendOnly: true}, aof: true, want: 0},
+			cfg: Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 0},
 		{name: "crash, AOF everysec, another boot", state: "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id other\n",
-			cfg: Config{AppendOnly: true}, aof: true, want: 10 * time.Second},
+			cfg: Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 10 * time.Second},
 		{name: "crash, AOF of another run", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
-			cfg: Config{AppendOnly: true}, want: 10 * time.Second},
+			cfg: Config{Params: map[string]string{"appendonly": "yes"}}, want: 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := tc.cfg
-			cfg.Dir = dir
+			cfg.Params = map[string]string{"dir": dir}
+			for k, v := range tc.cfg.Params {
+				cfg.Params[k] = v
+			}
 			state := tc.state
 			if tc.aof {
 				state += "aof " + filepath.Join(dir, "appendonly.aof") + "\n"
@@ -102,7 +105,7 @@ func TestFenceAtStart(t *testing.T) {
 			dir := t.TempDir()
 			writeState(t, dir, "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id "+boot+
 				"\naof "+filepath.Join(dir, "appendonly.aof")+"\n")
-			te := openEngine(t, Config{Dir: dir, AppendOnly: true})
+			te := openEngine(t, Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 			if got := te.RestartFenceRemaining(); got != 0 {
 				t.Fatalf("fence %s", got)
 			}
@@ -114,7 +117,7 @@ func TestFenceAtStart(t *testing.T) {
 // holder of an existing lock can still read, renew and release it.
 func TestFenceRefusesNewKeysOnly(t *testing.T) {
 	dir := t.TempDir()
-	te := openEngine(t, Config{Dir: dir, AppendOnly: true})
+	te := openEngine(t, Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 	te.run([]step{
 		{cmd("SET", "lock", "tok", "NX", "PX", "10000"), "OK"},
 		{cmd("HSET", "rlock", "owner", "1"), "(integer) 1"},
@@ -123,7 +126,7 @@ func TestFenceRefusesNewKeysOnly(t *testing.T) {
 	// The run died: a previous marker, and a state that does not vouch
 	// for the AOF.
 	writeState(t, dir, "marker running\nmax-ttl-ms 10000\n")
-	te = openEngine(t, Config{Dir: dir, AppendOnly: true})
+	te = openEngine(t, Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 	refused := "(error) TRYAGAIN restart fence: new keys refused for another 10 s"
 	te.run([]step{
 		{cmd("SET", "other", "x", "NX", "PX", "10000"), refused},
@@ -154,7 +157,7 @@ func TestFenceRefusesNewKeysOnly(t *testing.T) {
 
 func TestFenceRecordsLargestTTL(t *testing.T) {
 	dir := t.TempDir()
-	te := openEngine(t, Config{Dir: dir, MaxLockTTL: time.Minute})
+	te := openEngine(t, Config{Params: map[string]string{"dir": dir, "max-lock-ttl": time.Minute.String()}})
 	steps := []struct {
 		args []string
 		want int64
@@ -183,7 +186,7 @@ func TestFenceWithoutDir(t *testing.T) {
 	if d := newTestEngine(t).RestartFenceRemaining(); d != 0 {
 		t.Fatalf("fence %s by default", d)
 	}
-	te := openEngine(t, Config{RestartFence: "5s"})
+	te := openEngine(t, Config{Params: map[string]string{"restart-fence": "5s"}})
 	if d := te.RestartFenceRemaining(); d <= 4*time.Second {
 		t.Fatalf("fence %s", d)
 	}
@@ -194,11 +197,11 @@ func TestFenceWithoutDir(t *testing.T) {
 // AOF) or is refused (with one).
 func TestFenceDirInUse(t *testing.T) {
 	dir := t.TempDir()
-	openEngine(t, Config{Dir: dir, AppendOnly: true})
-	if _, err := New(Config{Dir: dir, AppendOnly: true}); err == nil || !strings.Contains(err.Error(), "in use") {
+	openEngine(t, Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
+	if _, err := New(Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}}); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second AOF server on one dir: %v", err)
 	}
-	te := openEngine(t, Config{Dir: dir})
+	te := openEngine(t, Config{Params: map[string]string{"dir": dir}})
 	te.run([]step{{cmd("SET", "k", "v", "PX", "100000"), "OK"}})
 	if st := readStateFile(t, dir); st.maxTTLms != 0 {
 		t.Fatalf("the second server wrote the first one's state: %+v", st)

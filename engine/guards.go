@@ -2,9 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -28,12 +25,6 @@ import (
 // ScriptFlags). A script's redis.call is refused OOM or MISCONF only for
 // its first write (scriptVerifyOOM, scriptVerifyWriteCommandAllow): once it
 // wrote, it cannot be failed halfway.
-
-// Defaults of the script limits.
-const (
-	DefaultBusyThreshold   = 5 * time.Second  // lua-time-limit, busy-reply-threshold
-	DefaultScriptHardLimit = 60 * time.Second // lua-hard-time-limit
-)
 
 // Memory accounting. used_memory is not the Go heap (shared by every
 // engine of a process, full of garbage until the next GC, so a DEL would
@@ -66,137 +57,17 @@ type guards struct {
 	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
 }
 
-// initGuards applies the configuration: Config's fields, else the Params
-// the CLI passes, else the defaults.
-func (e *Engine) initGuards(cfg *Config) error {
+// bindGuardParams binds the limits kept here: script run times in ms,
+// maxmemory in bytes.
+func (e *Engine) bindGuardParams() {
 	g := &e.guards
-	busy := DefaultBusyThreshold
-	if v, ok := paramOf(cfg.Params, "lua-time-limit", "busy-reply-threshold"); ok {
-		n, err := parseParam("lua-time-limit", v)
-		if err != nil {
-			return err
-		}
-		busy = time.Duration(n) * time.Millisecond
+	for name, v := range map[string]*atomic.Int64{
+		"busy-reply-threshold": &g.busyThreshold,
+		"lua-hard-time-limit":  &g.hardLimit,
+		"maxmemory":            &g.maxMemory,
+	} {
+		e.bindParam(name, intParam(v))
 	}
-	switch {
-	case cfg.LuaTimeLimit > 0:
-		busy = cfg.LuaTimeLimit
-	case cfg.LuaTimeLimit < 0:
-		busy = 0
-	}
-	hard := DefaultScriptHardLimit
-	if v, ok := paramOf(cfg.Params, "lua-hard-time-limit"); ok {
-		n, err := parseParam("lua-hard-time-limit", v)
-		if err != nil {
-			return err
-		}
-		hard = time.Duration(n) * time.Millisecond
-	}
-	switch {
-	case cfg.LuaHardTimeLimit > 0:
-		hard = cfg.LuaHardTimeLimit
-	case cfg.LuaHardTimeLimit < 0:
-		hard = 0
-	}
-	g.busyThreshold.Store(busy.Milliseconds())
-	g.hardLimit.Store(hard.Milliseconds())
-
-	maxMem := cfg.MaxMemory
-	if v, ok := paramOf(cfg.Params, "maxmemory"); ok && maxMem == 0 {
-		n, err := parseParam("maxmemory", v)
-		if err != nil {
-			return err
-		}
-		maxMem = n
-	}
-	if maxMem < 0 {
-		return fmt.Errorf("maxmemory must not be negative, got %d", maxMem)
-	}
-	g.maxMemory.Store(maxMem)
-	policy := cfg.MaxMemoryPolicy
-	if v, ok := paramOf(cfg.Params, "maxmemory-policy"); ok && policy == "" {
-		policy = v
-	}
-	if policy != "" {
-		if _, why := lookupParam("maxmemory-policy").normalize([]byte(policy)); why != "" {
-			return fmt.Errorf("maxmemory-policy: %s, got %q", why, policy)
-		}
-		if !strings.EqualFold(policy, "noeviction") {
-			return fmt.Errorf("maxmemory-policy %s: %s", policy, errPolicyWhy)
-		}
-	}
-	return nil
-}
-
-// errPolicyWhy is why every policy but noeviction is refused.
-const errPolicyWhy = "lockredis only supports noeviction: evicting keys would release locks their owners still hold"
-
-func paramOf(params map[string]string, names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := params[n]; ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// parseParam validates a start-up value as CONFIG SET would.
-func parseParam(name, v string) (int64, error) {
-	norm, why := lookupParam(name).normalize([]byte(v))
-	if why != "" {
-		return 0, fmt.Errorf("%s: %s, got %q", name, why, v)
-	}
-	return strconv.ParseInt(norm, 10, 64)
-}
-
-func lookupParam(name string) configParam {
-	for _, p := range configParams {
-		if p.name == name {
-			return p
-		}
-	}
-	return configParam{name: name}
-}
-
-// guardValue is CONFIG GET of a parameter kept here; ok is false for the
-// others.
-func (e *Engine) guardValue(name string) (string, bool) {
-	g := &e.guards
-	switch name {
-	case "busy-reply-threshold", "lua-time-limit":
-		return strconv.FormatInt(g.busyThreshold.Load(), 10), true
-	case "lua-hard-time-limit":
-		return strconv.FormatInt(g.hardLimit.Load(), 10), true
-	case "maxmemory":
-		return strconv.FormatInt(g.maxMemory.Load(), 10), true
-	case "maxmemory-policy":
-		return "noeviction", true
-	}
-	return "", false
-}
-
-// setGuardValue applies a CONFIG SET of a parameter kept here (val is
-// valid and normalized).
-func (e *Engine) setGuardValue(name, val string) {
-	n, _ := strconv.ParseInt(val, 10, 64)
-	g := &e.guards
-	switch name {
-	case "busy-reply-threshold", "lua-time-limit":
-		g.busyThreshold.Store(n)
-	case "lua-hard-time-limit":
-		g.hardLimit.Store(n)
-	case "maxmemory":
-		g.maxMemory.Store(n)
-	}
-}
-
-// checkGuardValue refuses what CONFIG SET accepts as valid but lockredis
-// cannot do: an evicting policy. It returns why, or "".
-func checkGuardValue(name, val string) string {
-	if name == "maxmemory-policy" && val != "noeviction" {
-		return errPolicyWhy
-	}
-	return ""
 }
 
 // ScriptLimits are the busy-reply threshold (lua-time-limit) and the hard

@@ -146,7 +146,7 @@ func TestMaxmemory(t *testing.T) {
 // MISCONF text, reads keep working, INFO says why, and the probe lifts
 // it once the disk works again.
 func TestMisconf(t *testing.T) {
-	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncEverySec})
+	te := openEngine(t, Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": FsyncEverySec}})
 	te.run([]step{{cmd("SET", "k", "v"), "OK"}})
 	p := te.persist
 	good := failFsyncs(t, p)

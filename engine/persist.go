@@ -100,7 +100,7 @@ func persistPrepare(path string, logf func(level, format string, args ...any)) e
 // does at start (appendfsync in any case, appendfilename a plain name) and
 // puts AppendFsync in lower case. The CLI relies on it: it passes these
 // values through unchecked.
-func checkPersistConfig(cfg *Config) error {
+func checkPersistConfig(cfg *settings) error {
 	if err := checkFsyncPolicy(cfg.AppendFsync); err != nil {
 		return err
 	}

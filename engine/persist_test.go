@@ -113,7 +113,7 @@ func TestPersistenceSurvivesRestartWithExactExpiry(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			dir := t.TempDir()
 			start := time.Unix(1700000000, 0)
-			cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: policy, Clock: NewManualClock(start)}
+			cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": policy}, Clock: NewManualClock(start)}
 			te := openEngine(t, cfg)
 			te.run([]step{
 				{cmd("SET", "lock", "tok", "NX", "PX", "2000"), "OK"},
@@ -145,7 +145,7 @@ func TestPersistenceSurvivesRestartWithExactExpiry(t *testing.T) {
 // replies, after writes that are on disk; they share fsyncs.
 func TestAlwaysGroupCommit(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways}
+	cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": FsyncAlways}}
 	te := openEngine(t, cfg)
 	const clients, each = 20, 25
 	var wg sync.WaitGroup
@@ -187,7 +187,7 @@ func TestAlwaysGroupCommit(t *testing.T) {
 // With appendfsync always a failed fsync holds the reply back (the write
 // is not known to be on disk) and is retried until one succeeds.
 func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
-	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
+	te := openEngine(t, Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": FsyncAlways}})
 	p := te.persist
 	good := failFsyncs(t, p)
 	replied := make(chan Reply, 1)
@@ -210,7 +210,7 @@ func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
 // Close does not hang when the sweeper is a writer held back by a failing
 // fsync: Close waits for the sweeper.
 func TestCloseReleasesTheSweeperOnAFailingDisk(t *testing.T) {
-	te := openEngine(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
+	te := openEngine(t, Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": FsyncAlways}})
 	te.run([]step{{cmd("SET", "k", "v", "PX", "1"), "OK"}})
 	p := te.persist
 	good := failFsyncs(t, p)
@@ -245,7 +245,7 @@ func waitFsyncError(p *persister) {
 
 func TestBgrewriteaofCompacts(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways}
+	cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": FsyncAlways}}
 	te := openEngine(t, cfg)
 	for i := 0; i < 200; i++ {
 		te.do("SET", "k", fmt.Sprint(i))
@@ -288,7 +288,7 @@ func TestPersistenceCommandsInMemory(t *testing.T) {
 }
 
 func TestBadFsyncPolicy(t *testing.T) {
-	_, err := New(Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: "sometimes"})
+	_, err := New(Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": "sometimes"}})
 	if err == nil {
 		t.Fatal("accepted appendfsync sometimes")
 	}
