@@ -248,7 +248,8 @@ func (l *portListener) Close() error {
 }
 
 // paramHooks apply CONFIG SET port and bind: the plain listeners move to
-// the new address; the clients connected stay.
+// the new address (the value in force moves nothing); the clients
+// connected stay.
 func (s *Server) paramHooks() map[string]engine.ParamHook {
 	return map[string]engine.ParamHook{
 		"port": {
@@ -263,6 +264,9 @@ func (s *Server) paramHooks() map[string]engine.ParamHook {
 			Apply: func(port string) error {
 				s.lnMu.Lock()
 				defer s.lnMu.Unlock()
+				if len(s.lns) > 0 && port == strconv.Itoa(s.lns[0].Addr().(*net.TCPAddr).Port) {
+					return nil // already there
+				}
 				return s.rebind(s.bind, port, "Unable to listen on this port. Check server logs.")
 			},
 		},
@@ -280,6 +284,9 @@ func (s *Server) paramHooks() map[string]engine.ParamHook {
 				}
 				port := strconv.Itoa(s.lns[0].Addr().(*net.TCPAddr).Port)
 				hosts := config.SplitAddresses(bind)
+				if slices.Equal(hosts, s.bind) {
+					return nil // already there
+				}
 				if err := s.rebind(hosts, port, "Failed to bind to specified addresses."); err != nil {
 					return err
 				}

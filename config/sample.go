@@ -13,7 +13,7 @@ func (p *Param) Sample() string {
 			if p.Kind == Octal {
 				v = strconv.FormatInt(n, 8)
 			}
-			if v != p.Default {
+			if norm, _ := p.Normalize(v); norm == v && v != p.Default {
 				return v
 			}
 		}

@@ -88,8 +88,12 @@ type Param struct {
 	// Min and Max bound Int, Memory, Octal and Ints values; a
 	// MemoryPercent value may be a percentage up to -Min.
 	Min, Max int64
-	Enum     []string // Enum and Flags: the words, in Redis's order
-	Count    int      // Ints: how many
+	// Clamp, when set, is the range Redis brings an Int or Memory value
+	// into once it accepted it (hz 0 reads back as 1); Clamp[1] 0: no
+	// upper end.
+	Clamp [2]int64
+	Enum  []string // Enum and Flags: the words, in Redis's order
+	Count int      // Ints: how many
 	// Unit is the unit of an Int that is a time (time.Second,
 	// time.Millisecond): an Options field of type time.Duration is
 	// converted with it.

@@ -22,7 +22,7 @@ func (p *Param) Normalize(v string) (norm, why string) {
 		if why := p.bounds(n); why != "" {
 			return "", why
 		}
-		return strconv.FormatInt(n, 10), ""
+		return strconv.FormatInt(p.clamp(n), 10), ""
 	case Bool:
 		switch {
 		case strings.EqualFold(v, "yes"):
@@ -48,7 +48,7 @@ func (p *Param) Normalize(v string) (norm, why string) {
 		if why := p.bounds(n); why != "" {
 			return "", why
 		}
-		return strconv.FormatInt(n, 10), ""
+		return strconv.FormatInt(p.clamp(n), 10), ""
 	case MemoryPercent:
 		if n, ok := ParseMemory(v); ok {
 			if why := p.bounds(n); why != "" {
@@ -139,6 +139,18 @@ func (p *Param) bounds(n int64) string {
 			strconv.FormatInt(p.Max, 10) + " inclusive"
 	}
 	return ""
+}
+
+// clamp brings an accepted value into Clamp.
+func (p *Param) clamp(n int64) int64 {
+	if p.Clamp == [2]int64{} {
+		return n
+	}
+	n = max(n, p.Clamp[0])
+	if p.Clamp[1] != 0 {
+		n = min(n, p.Clamp[1])
+	}
+	return n
 }
 
 func (p *Param) enumWhy() string {

@@ -171,17 +171,15 @@ func cmdConfigSet(c *Call) {
 			return
 		}
 	}
+	// Every value is applied, even one CONFIG GET shows as unchanged:
+	// what CONFIG GET shows can be less than what is set
+	// (notify-keyspace-events hides 'n' after 'A').
 	for i, ch := range changes {
-		if ch.value == ch.old {
-			continue
-		}
 		if err := e.applyParam(ch.p, ch.value); err != nil {
 			e.cfg.Logf("warning", "Failed applying new configuration. Possibly related to new %s setting. Restoring previous settings.", ch.name)
 			for j := i - 1; j >= 0; j-- {
-				if prev := changes[j]; prev.value != prev.old {
-					if err := e.applyParam(prev.p, prev.old); err != nil {
-						e.cfg.Logf("warning", "Failed restoring %s: %v", prev.name, err)
-					}
+				if err := e.applyParam(changes[j].p, changes[j].old); err != nil {
+					e.cfg.Logf("warning", "Failed restoring %s: %v", changes[j].name, err)
 				}
 			}
 			c.Err(configSetError(ch.name, err.Error()))
@@ -190,7 +188,7 @@ func cmdConfigSet(c *Call) {
 	}
 	for _, ch := range changes {
 		e.cfgState.markChanged(ch.p.Name)
-		if e.cfg.OnConfigSet != nil && ch.value != ch.old {
+		if e.cfg.OnConfigSet != nil {
 			e.cfg.OnConfigSet(ch.p.Name, ch.value)
 		}
 	}

@@ -190,6 +190,9 @@ func TestConfigSetAtomic(t *testing.T) {
 	te := newTestEngineConfig(t, Config{Hooks: map[string]ParamHook{"port": {
 		Get: func() string { return port },
 		Apply: func(v string) error {
+			if v == port {
+				return nil // as the server's: nothing to move
+			}
 			applied = append(applied, v)
 			if v == "1" {
 				return portErr

@@ -76,7 +76,8 @@ func newSettings(cfg Config) (settings, *config.Settings, error) {
 // ParamHook is how CONFIG SET reaches a parameter the assembler applies
 // (the server's port): Get reads the value in force (nil: the value last
 // set), Apply makes a checked, normalized value take effect or says why
-// it cannot, in which case the whole CONFIG SET is undone. Apply is not
+// it cannot, in which case the whole CONFIG SET is undone. CONFIG SET
+// applies every value it is given, the value in force too. Apply is not
 // called at start: the assembler applied the value it passed in Params.
 type ParamHook struct {
 	Get   func() string

@@ -124,6 +124,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			}
 		}()
 	}
+	// The pid file is there before the port opens, so that whoever sees
+	// the port finds it.
+	if pidfile := set.Value("pidfile"); pidfile != "" {
+		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			logf("warning", "Failed to write PID file: %v", err)
+		} else {
+			defer os.Remove(pidfile)
+		}
+	}
 	shutdownDone := make(chan error, 1)
 	srv := lockredis.NewServer(lockredis.Options{
 		Params:     set.Map(),
@@ -145,13 +154,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			fmt.Fprintf(stderr, "lockredis: %v\n", err)
 		}
 		return 1
-	}
-	if pidfile := set.Value("pidfile"); pidfile != "" {
-		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-			logf("warning", "Failed to write PID file: %v", err)
-		} else {
-			defer os.Remove(pidfile)
-		}
 	}
 	mode := "in memory"
 	if set.Bool("appendonly") {
