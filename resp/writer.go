@@ -173,7 +173,8 @@ func (e *Encoder) Bool(b bool) {
 	}
 }
 
-// Verbatim's format is always three bytes on the wire: Redis's
+// Verbatim writes s as a RESP3 verbatim string (a bulk string in RESP2).
+// The format is always three bytes on the wire: Redis's
 // addReplyVerbatim cuts a longer one and pads a shorter one with spaces
 // (a script may return any {verbatim_string={format=...}}).
 func (e *Encoder) Verbatim(format, s string) {
