@@ -248,7 +248,8 @@ func checkLink(page, target string, load func(string) (mdDoc, bool)) error {
 	return nil
 }
 
-// TestDocSnippets checks that a code block marked
+// TestDocSnippets checks that every Go, Node, Python and Ruby code block
+// is marked, and that a code block marked
 //
 //	<!-- snippet: path/to/file#region -->
 //
@@ -256,6 +257,11 @@ func checkLink(page, target string, load func(string) (mdDoc, bool)) error {
 // "snippet: region" and "end snippet" (markers excluded, common
 // indentation and blank lines at either end removed); path is relative to the repository root. The files
 // are tests in their own right, so a page's examples run with the tests.
+// runLangs are the languages whose examples must be snippets of files the
+// test command runs (docs/locks.md's cookbook, the Go API pages). Shell
+// sessions, config files and Java (no JVM here) are not run.
+var runLangs = map[string]bool{"go": true, "js": true, "javascript": true, "python": true, "ruby": true}
+
 var fixSnippets = flag.Bool("fix-snippets", false, "TestDocSnippets: rewrite each marked code block from its file")
 
 func TestDocSnippets(t *testing.T) {
@@ -266,6 +272,9 @@ func TestDocSnippets(t *testing.T) {
 		for i := len(blocks) - 1; i >= 0; i-- { // from the end: line numbers stay valid
 			b := blocks[i]
 			if b.marker == "" {
+				if runLangs[b.lang] {
+					t.Errorf("%s:%d: a %s code block without a snippet marker: every Go, Node, Python and Ruby example must come from a file the tests run", page, b.n, b.lang)
+				}
 				continue
 			}
 			used++

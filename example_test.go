@@ -15,6 +15,7 @@ import (
 // In a test, lockredis.RunCluster(t, 5) does the same and closes the
 // servers when the test ends.
 func ExampleStartCluster() {
+	// snippet: start-cluster
 	nodes, err := lockredis.StartCluster(5)
 	if err != nil {
 		panic(err)
@@ -37,6 +38,8 @@ func ExampleStartCluster() {
 	nodes[0].FastForward(31 * time.Second)
 	fmt.Println("node 0 still holds it:", nodes[0].Exists("lock:order:42"))
 	fmt.Println("node 1 still holds it:", nodes[1].Exists("lock:order:42"))
+	// end snippet
+
 	// Output:
 	// majority: true
 	// node 0 still holds it: false

@@ -185,17 +185,20 @@ func requireRubyRedis(t *testing.T) string {
 }
 
 // TestCookbookScripts runs the Node, Python and Ruby recipes of
-// docs/locks.md against an embedded lockredis.
+// docs/locks.md against an embedded lockredis, with the LOCK.INFO checks
+// of the Node and Python rows of its layout table.
 func TestCookbookScripts(t *testing.T) {
-	want := []string{"lock with fencing tokens", "wait and hand-over"}
-	t.Run("node", func(t *testing.T) {
-		runClientScript(t, "node", requireNodeClients(t), "cookbook.js", lockServers(t, "embedded", 1),
-			[]string{"redlock with fencing tokens", "wait and hand-over"})
-	})
-	t.Run("python", func(t *testing.T) {
-		runClientScript(t, "python", requireRedisPy(t), "cookbook.py", lockServers(t, "embedded", 1), want)
-	})
-	t.Run("ruby", func(t *testing.T) {
-		runClientScript(t, "ruby", requireRubyRedis(t), "cookbook.rb", lockServers(t, "embedded", 1), want)
-	})
+	for _, c := range []struct {
+		dir, script string
+		interpreter func(*testing.T) string
+		want        []string
+	}{
+		{"node", "cookbook.js", requireNodeClients, []string{"redlock with fencing tokens", "wait and hand-over", "lock.info layouts"}},
+		{"python", "cookbook.py", requireRedisPy, []string{"lock with fencing tokens", "wait and hand-over", "lock.info layout"}},
+		{"ruby", "cookbook.rb", requireRubyRedis, []string{"lock with fencing tokens", "wait and hand-over"}},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			runClientScript(t, c.dir, c.interpreter(t), c.script, lockServers(t, "embedded", 1), c.want)
+		})
+	}
 }

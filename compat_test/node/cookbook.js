@@ -6,7 +6,16 @@
 'use strict';
 const Redis = require('ioredis');
 const { default: Redlock, ExecutionError } = require('redlock');
+const { Mutex, Semaphore } = require('redis-semaphore');
 const { check, ok, sleep, rejects, hostPort, main } = require('./lib');
+
+// lockInfo is LOCK.INFO's RESP2 array of pairs as an object.
+async function lockInfo(client, key) {
+  const pairs = await client.call('LOCK.INFO', key);
+  const info = {};
+  for (let i = 0; i < pairs.length; i += 2) info[pairs[i]] = pairs[i + 1];
+  return info;
+}
 
 main(async ([addr]) => {
   const { host, port } = hostPort(addr);
@@ -45,6 +54,24 @@ main(async ([addr]) => {
   // end snippet
   check(token > tokenB, 'a newer token for worker-2');
   ok('wait and hand-over');
+
+  // What LOCK.INFO says of the locks Node clients leave (docs/locks.md's
+  // table): node-redlock and redis-semaphore's Mutex leave a string
+  // holding the owner, redis-semaphore's Semaphore a sorted set of holder
+  // ids scored by acquire time.
+  const lock = await redlock.acquire(['layout:redlock'], 10000);
+  let info = await lockInfo(client, 'layout:redlock');
+  check(info.kind === 'string' && info.owners.length === 1 && info.owners[0] === lock.value, 'redlock: ' + JSON.stringify(info));
+  const mutex = new Mutex(client, 'layout', { lockTimeout: 10000, refreshInterval: 0 });
+  await mutex.acquire();
+  info = await lockInfo(client, 'mutex:layout');
+  check(info.kind === 'string' && info.owners[0] === mutex.identifier && info.ttl > 0, 'redis-semaphore Mutex: ' + JSON.stringify(info));
+  const sem = new Semaphore(client, 'layout', 3, { lockTimeout: 10000, refreshInterval: 0 });
+  await sem.acquire();
+  info = await lockInfo(client, 'semaphore:layout');
+  check(info.kind === 'semaphore' && info.owners.length === 1 && info.owners[0] === sem.identifier, 'redis-semaphore Semaphore: ' + JSON.stringify(info));
+  check(typeof info.acquired_at === 'number' && info.reentries === null, 'Semaphore acquired_at: ' + JSON.stringify(info));
+  ok('lock.info layouts');
   client.disconnect();
   other.disconnect();
 });

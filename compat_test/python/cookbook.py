@@ -63,6 +63,15 @@ def main(addr):
     check(result["token"] > token_b, "a newer token for worker-2")
     ok("wait and hand-over")
 
+    # What LOCK.INFO says of redis-py's Lock (docs/locks.md's table): a
+    # string holding the lock's token.
+    lock = r.lock("layout:redis-py", timeout=10)
+    check(lock.acquire(blocking=False), "layout lock")
+    info = r.execute_command("LOCK.INFO", "layout:redis-py")
+    fields = dict(zip(info[0::2], info[1::2]))
+    check(fields[b"kind"] == b"string" and fields[b"owners"] == [lock.local.token], "redis-py Lock: %r" % fields)
+    ok("lock.info layout")
+
 
 if __name__ == "__main__":
     try:
