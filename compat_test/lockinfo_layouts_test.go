@@ -30,15 +30,16 @@ func TestLockInfoLayouts(t *testing.T) {
 
 	type want struct {
 		kind      string
-		owners    []string // nil: any one owner
-		reentries any      // nil, or the int64 sum of a Redisson hash's counts
+		reentries any // nil, or the int64 sum of a Redisson hash's counts
 		session   bool
 		acquired  bool // acquired_at set
 	}
 	cases := []struct {
 		client string
-		take   func(t *testing.T, key string) (lockKey string, owners []string)
-		want   want
+		// take locks key with the client; it returns the key the client
+		// used and its owners, or nil when any one owner will do.
+		take func(t *testing.T, key string) (lockKey string, owners []string)
+		want want
 	}{
 		{"LOCK.ACQUIRE", func(t *testing.T, key string) (string, []string) {
 			peek.Do(ctx, "LOCK.ACQUIRE", key, "worker-1", 30000)
