@@ -113,10 +113,13 @@ type LineError struct {
 	Err  error
 }
 
+// Error says the line as redis-server reports a bad config line: the
+// line number, the line, then why.
 func (e *LineError) Error() string {
 	return fmt.Sprintf("line %d: >>> '%s'\n%v", e.Line, e.Text, e.Err)
 }
 
+// Unwrap gives the reason, so errors.As finds a *ValueError under it.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ReadFile reads a config file into s, line by line, as Settings.Set

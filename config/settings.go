@@ -84,6 +84,7 @@ type ValueError struct {
 	Why         string // Redis's words, as CONFIG SET says them
 }
 
+// Error names the parameter, Redis's reason and the value refused.
 func (e *ValueError) Error() string { return fmt.Sprintf("%s: %s, got %q", e.Name, e.Why, e.Value) }
 
 // Given tells whether a parameter was given a value.
