@@ -208,6 +208,28 @@ func TestDiffConfigSetSeveral(t *testing.T) {
 			unordered("CONFIG GET lua-time-limit busy-reply-threshold"),
 			"CONFIG GET no-such",
 		)},
+		// min-replicas on a master without replicas (replication-2.tcl
+		// "With min-slaves-to-write: master not writable with lagged
+		// slave"; scripts per script.c's two checks)
+		{name: "min-replicas", steps: steps(
+			"SET mr:k v",
+			"CONFIG SET min-replicas-to-write 1",
+			"SET mr:k w", "DEL mr:k", "GET mr:k", "PING",
+			"MULTI", "SET mr:k w", "EXEC",
+			args("EVAL", "return redis.call('set','mr:k','w')", "0"),
+			args("EVAL", "return redis.pcall('set','mr:k','w')", "0"),
+			args("EVAL", "return redis.call('get','mr:k')", "0"),
+			args("EVAL", "#!lua\nreturn redis.call('get','mr:k')", "0"),
+			args("EVAL", "#!lua flags=no-writes\nreturn redis.call('get','mr:k')", "0"),
+			args("EVAL", "#!lua flags=no-writes\nreturn redis.call('set','mr:k','w')", "0"),
+			args("FUNCTION", "LOAD", "REPLACE", "#!lua name=mrlib\nredis.register_function('mrw', function() return redis.call('set','mr:k','w') end)\nredis.register_function{function_name='mrr', callback=function() return redis.call('get','mr:k') end, flags={'no-writes'}}"),
+			"FCALL mrw 0", "FCALL mrr 0", "FCALL_RO mrr 0",
+			"CONFIG SET min-slaves-max-lag 0",
+			"SET mr:k w",
+			"CONFIG SET min-replicas-max-lag 10 min-replicas-to-write 0",
+			"FUNCTION DELETE mrlib",
+			"DEL mr:k",
+		)},
 		// sensitive values are hidden from the slow log, even past an
 		// error
 		{name: "redacted", steps: steps(

@@ -136,8 +136,10 @@ var Params = []Param{
 	{Name: "repl-backlog-ttl", Kind: Int, Default: "3600", Max: maxInt64, Mode: Kept},
 	{Name: "replica-priority", Alias: "slave-priority", Kind: Int, Default: "100", Max: maxInt32, Mode: Kept},
 	{Name: "replica-announced", Kind: Bool, Default: "yes", Mode: Kept},
-	{Name: "min-replicas-to-write", Alias: "min-slaves-to-write", Kind: Int, Default: "0", Max: maxInt32, Mode: Kept},
-	{Name: "min-replicas-max-lag", Alias: "min-slaves-max-lag", Kind: Int, Default: "10", Max: maxInt32, Mode: Kept},
+	// lockredis has no replicas, so with both set above 0 every write is
+	// refused NOREPLICAS, as by a redis-server without replicas.
+	{Name: "min-replicas-to-write", Alias: "min-slaves-to-write", Kind: Int, Default: "0", Max: maxInt32, Mode: Live},
+	{Name: "min-replicas-max-lag", Alias: "min-slaves-max-lag", Kind: Int, Default: "10", Max: maxInt32, Mode: Live},
 	{Name: "replica-announce-ip", Alias: "slave-announce-ip", Kind: String, Mode: Kept},
 	{Name: "replica-announce-port", Alias: "slave-announce-port", Kind: Int, Default: "0", Max: 65535, Mode: Kept},
 	{Name: "replica-ignore-maxmemory", Alias: "slave-ignore-maxmemory", Kind: Bool, Default: "yes", Mode: Kept},

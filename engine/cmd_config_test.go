@@ -319,6 +319,16 @@ func TestConfigSetEveryParam(t *testing.T) {
 				t.Errorf("maxmemory not applied")
 			}
 		},
+		"min-replicas-to-write": func(t *testing.T, e *Engine, _ map[string]string) {
+			if !e.NoGoodReplicas() {
+				t.Errorf("writes not refused with min-replicas-to-write %d", e.guards.minReplicas.Load())
+			}
+		},
+		"min-replicas-max-lag": func(t *testing.T, e *Engine, _ map[string]string) {
+			if e.guards.maxLag.Load() == 10 {
+				t.Errorf("min-replicas-max-lag %d", e.guards.maxLag.Load())
+			}
+		},
 		"timeout": func(t *testing.T, e *Engine, _ map[string]string) {
 			if e.IdleTimeout() != time.Second {
 				t.Errorf("IdleTimeout %v", e.IdleTimeout())
@@ -457,4 +467,28 @@ func TestConfigSetEveryParam(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMinReplicas: with min-replicas-to-write and min-replicas-max-lag
+// both above 0, a master without good replicas (lockredis always) refuses
+// every write with Redis's NOREPLICAS, reads go on, a queued write dooms
+// the transaction; either at 0 lifts it (checkGoodReplicasStatus).
+func TestMinReplicas(t *testing.T) {
+	te := newTestEngine(t)
+	const noReplicas = "(error) NOREPLICAS Not enough good replicas to write."
+	te.run([]step{
+		{cmd("SET", "k", "v"), "OK"},
+		{cmd("CONFIG", "SET", "min-replicas-to-write", "1"), "OK"},
+		{cmd("SET", "k", "w"), noReplicas},
+		{cmd("DEL", "k"), noReplicas},
+		{cmd("GET", "k"), `"v"`},
+		{cmd("PING"), "PONG"},
+		{cmd("MULTI"), "OK"},
+		{cmd("SET", "k", "w"), noReplicas},
+		{cmd("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors."},
+		{cmd("CONFIG", "SET", "min-slaves-max-lag", "0"), "OK"},
+		{cmd("SET", "k", "w"), "OK"},
+		{cmd("CONFIG", "SET", "min-replicas-max-lag", "10", "min-replicas-to-write", "0"), "OK"},
+		{cmd("SET", "k", "x"), "OK"},
+	})
 }

@@ -344,6 +344,9 @@ func infoReplication(b []byte, c *Call) []byte {
 	b = append(b, "# Replication\r\n"...)
 	b = infoLine(b, "role", "master")
 	b = infoLine(b, "connected_slaves", "0")
+	if c.E.NoGoodReplicas() {
+		b = infoLine(b, "min_slaves_good_slaves", "0") // shown while min-replicas applies
+	}
 	b = infoLine(b, "master_failover_state", "no-failover")
 	b = infoLine(b, "master_replid", c.E.engineID("replid"))
 	b = infoLine(b, "master_replid2", "0000000000000000000000000000000000000000")

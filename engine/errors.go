@@ -181,9 +181,10 @@ var (
 	ErrPanic = errors.New("ERR internal error while running the command (it was rolled back)")
 )
 
-// guards.go: Redis's shared.oomerr and shared.slowevalerr.
+// guards.go: Redis's shared.oomerr, shared.noreplicaserr and shared.slowevalerr.
 var (
 	errOOM        = replyError("OOM command not allowed when used memory > 'maxmemory'.")
+	errNoReplicas = replyError("NOREPLICAS Not enough good replicas to write.")
 	errBusyScript = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 )
 

@@ -16,6 +16,9 @@ import (
 //     is ever evicted: maxmemory-policy is noeviction only.
 //   - MISCONF: while the append-only file cannot be written or fsynced,
 //     write commands (and PING, FlagDiskCheck) are refused.
+//   - NOREPLICAS: with min-replicas-to-write and min-replicas-max-lag
+//     both above 0, write commands are refused: lockredis is a master
+//     that never has a good replica (checkGoodReplicasStatus).
 //   - BUSY: while a script runs past busy-reply-threshold (lua-time-limit),
 //     every command without allow_busy is refused at once instead of
 //     waiting for the engine lock the script holds.
@@ -46,6 +49,8 @@ type guards struct {
 	busyThreshold atomic.Int64 // ms
 	hardLimit     atomic.Int64 // ms, 0: never stopped
 	maxMemory     atomic.Int64 // bytes, 0: no limit
+	minReplicas   atomic.Int64 // min-replicas-to-write
+	maxLag        atomic.Int64 // min-replicas-max-lag, s
 	dataset       atomic.Int64 // estimated bytes of the keyspace
 	// gate: scripts holding the exclusive transaction, and the commands
 	// waiting for one to end or turn busy (waitForScript).
@@ -58,13 +63,15 @@ type guards struct {
 }
 
 // bindGuardParams binds the limits kept here: script run times in ms,
-// maxmemory in bytes.
+// maxmemory in bytes, the replicas writes need.
 func (e *Engine) bindGuardParams() {
 	g := &e.guards
 	for name, v := range map[string]*atomic.Int64{
-		"busy-reply-threshold": &g.busyThreshold,
-		"lua-hard-time-limit":  &g.hardLimit,
-		"maxmemory":            &g.maxMemory,
+		"busy-reply-threshold":  &g.busyThreshold,
+		"lua-hard-time-limit":   &g.hardLimit,
+		"maxmemory":             &g.maxMemory,
+		"min-replicas-to-write": &g.minReplicas,
+		"min-replicas-max-lag":  &g.maxLag,
 	} {
 		e.bindParam(name, intParam(v))
 	}
@@ -190,7 +197,7 @@ func (e *Engine) scriptOrOwnFlags(cmd *Command, args [][]byte) Flags {
 	return cmd.Flags
 }
 
-// stateRefusal is the OOM and MISCONF checks of processCommand for a
+// stateRefusal is the OOM, MISCONF and NOREPLICAS checks of processCommand for a
 // client's command, nil when it may go on. It also records whether the
 // server was out of memory when the command started, for the scripts it
 // runs (Redis's pre_command_oom_state).
@@ -198,7 +205,7 @@ func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	oom := e.outOfMemory()
 	s.preOOM = oom
 	disk := e.diskError()
-	if !oom && disk == "" {
+	if !oom && disk == "" && !e.NoGoodReplicas() {
 		return nil
 	}
 	flags := e.effectiveFlags(s, cmd, args)
@@ -216,7 +223,16 @@ func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	if disk != "" && flags&(FlagWrite|FlagDiskCheck) != 0 {
 		return replyError(disk)
 	}
+	if flags.Has(FlagWrite) && e.NoGoodReplicas() {
+		return errNoReplicas
+	}
 	return nil
+}
+
+// NoGoodReplicas tells whether writes are refused NOREPLICAS now: Redis's
+// !checkGoodReplicasStatus() on a master whose good replicas are none.
+func (e *Engine) NoGoodReplicas() bool {
+	return e.guards.minReplicas.Load() > 0 && e.guards.maxLag.Load() > 0
 }
 
 // busyRefusal is processCommand's check for a script running too long.
@@ -239,6 +255,9 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 	if cmd.Flags.Has(FlagWrite) {
 		if disk := e.diskError(); disk != "" {
 			return replyError(disk)
+		}
+		if e.NoGoodReplicas() {
+			return errNoReplicas
 		}
 	}
 	if cmd.Flags.Has(FlagDenyOOM) && !s.ScriptAllowOOM && e.guards.maxMemory.Load() > 0 &&
