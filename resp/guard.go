@@ -190,6 +190,8 @@ type guardConn struct {
 	lastIO atomic.Int64
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
+	// in is what CLIENT LIST shows of the input (clientstats.go).
+	in inputStats
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -299,6 +301,8 @@ func (g *guardConn) fill() error {
 	n, err := g.Conn.Read(g.buf[g.w:])
 	if n > 0 {
 		g.w += n
+		g.in.read.Store(g.base + int64(g.w))
+		g.in.free.Store(int64(len(g.buf) - g.w))
 		g.stats.NetInputBytes.Add(int64(n))
 		g.lastIO.Store(time.Now().Unix())
 	}
@@ -537,6 +541,7 @@ func (g *guardConn) skipTo(i int) {
 // AUTH, and after RESET (which can undo AUTH), the next command's limits
 // depend on what this one does, so parsing waits until redcon has run it.
 func (g *guardConn) commandDone() {
+	g.in.commandParsed(g.base + int64(g.pos))
 	if g.reset || g.authRequired() {
 		g.pause = true
 	}
