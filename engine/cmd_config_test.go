@@ -311,100 +311,7 @@ func TestConfigRewrite(t *testing.T) {
 // reason, as its mode says; and setting the value in force is accepted
 // unless Redis refuses the name itself.
 func TestConfigSetEveryParam(t *testing.T) {
-	// effects observe the Live parameters the engine applies, after a
-	// CONFIG SET of the spec's sample.
-	effects := map[string]func(t *testing.T, e *Engine, hook map[string]string){
-		"maxmemory": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.guards.maxMemory.Load() != 1 {
-				t.Errorf("maxmemory not applied")
-			}
-		},
-		"min-replicas-to-write": func(t *testing.T, e *Engine, _ map[string]string) {
-			if !e.NoGoodReplicas() {
-				t.Errorf("writes not refused with min-replicas-to-write %d", e.guards.minReplicas.Load())
-			}
-		},
-		"min-replicas-max-lag": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.guards.maxLag.Load() == 10 {
-				t.Errorf("min-replicas-max-lag %d", e.guards.maxLag.Load())
-			}
-		},
-		"timeout": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.IdleTimeout() != time.Second {
-				t.Errorf("IdleTimeout %v", e.IdleTimeout())
-			}
-		},
-		"busy-reply-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
-			if busy, _ := e.ScriptLimits(); busy == 5*time.Second {
-				t.Errorf("busy threshold %v", busy)
-			}
-		},
-		"lua-hard-time-limit": func(t *testing.T, e *Engine, _ map[string]string) {
-			if _, hard := e.ScriptLimits(); hard == time.Minute {
-				t.Errorf("hard limit %v", hard)
-			}
-		},
-		"loglevel": func(t *testing.T, _ *Engine, hook map[string]string) {
-			if hook["loglevel"] == "" {
-				t.Errorf("OnConfigSet got %v", hook)
-			}
-		},
-		"protected-mode": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.net.protectedMode.Load() {
-				t.Errorf("protected-mode still on")
-			}
-		},
-		"tcp-keepalive": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.TCPKeepAlive() == 300*time.Second {
-				t.Errorf("keepalive %v", e.TCPKeepAlive())
-			}
-		},
-		"client-query-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.QueryBufferLimit() == 1<<30 {
-				t.Errorf("query buffer limit %d", e.QueryBufferLimit())
-			}
-		},
-		"notify-keyspace-events": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.NotifyClasses() != NotifyExpired|NotifyKeyevent {
-				t.Errorf("notify classes %v", e.NotifyClasses())
-			}
-		},
-		"slowlog-log-slower-than": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.ops.slowerThan.Load() == 10000 {
-				t.Errorf("slowlog-log-slower-than %d", e.ops.slowerThan.Load())
-			}
-		},
-		"slowlog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.ops.slowMax.Load() == 128 {
-				t.Errorf("slowlog-max-len %d", e.ops.slowMax.Load())
-			}
-		},
-		"latency-monitor-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.ops.latThreshold.Load() == 0 {
-				t.Errorf("latency-monitor-threshold %d", e.ops.latThreshold.Load())
-			}
-		},
-		"tracking-table-max-keys": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.tracker.maxKeys.Load() == 1000000 {
-				t.Errorf("tracking-table-max-keys %d", e.tracker.maxKeys.Load())
-			}
-		},
-		"acllog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.acl.logMax == 128 {
-				t.Errorf("acllog-max-len %d", e.acl.logMax)
-			}
-		},
-		"lock-delay": func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.locks.delayMs.Load() == 0 {
-				t.Errorf("lock-delay %d", e.locks.delayMs.Load())
-			}
-		},
-		"client-output-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
-			if l := e.OutputLimit(OutputNormal); l != (OutputLimit{Hard: 1 << 20}) {
-				t.Errorf("normal limit %+v", l)
-			}
-		},
-	}
+	effects := paramEffects
 	for i := range config.Params {
 		p := &config.Params[i]
 		if !p.Configurable() {
@@ -491,4 +398,146 @@ func TestMinReplicas(t *testing.T) {
 		{cmd("CONFIG", "SET", "min-replicas-max-lag", "10", "min-replicas-to-write", "0"), "OK"},
 		{cmd("SET", "k", "x"), "OK"},
 	})
+}
+
+// paramEffects observe the Live parameters the engine applies, once a
+// parameter was given the spec's sample (by CONFIG SET or at start).
+var paramEffects = map[string]func(t *testing.T, e *Engine, hook map[string]string){
+	"maxmemory": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.guards.maxMemory.Load() != 1 {
+			t.Errorf("maxmemory not applied")
+		}
+	},
+	"min-replicas-to-write": func(t *testing.T, e *Engine, _ map[string]string) {
+		if !e.NoGoodReplicas() {
+			t.Errorf("writes not refused with min-replicas-to-write %d", e.guards.minReplicas.Load())
+		}
+	},
+	"min-replicas-max-lag": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.guards.maxLag.Load() == 10 {
+			t.Errorf("min-replicas-max-lag %d", e.guards.maxLag.Load())
+		}
+	},
+	"timeout": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.IdleTimeout() != time.Second {
+			t.Errorf("IdleTimeout %v", e.IdleTimeout())
+		}
+	},
+	"busy-reply-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
+		if busy, _ := e.ScriptLimits(); busy == 5*time.Second {
+			t.Errorf("busy threshold %v", busy)
+		}
+	},
+	"lua-hard-time-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if _, hard := e.ScriptLimits(); hard == time.Minute {
+			t.Errorf("hard limit %v", hard)
+		}
+	},
+	"loglevel": func(t *testing.T, _ *Engine, hook map[string]string) {
+		if hook["loglevel"] == "" {
+			t.Errorf("OnConfigSet got %v", hook)
+		}
+	},
+	"protected-mode": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.net.protectedMode.Load() {
+			t.Errorf("protected-mode still on")
+		}
+	},
+	"tcp-keepalive": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.TCPKeepAlive() == 300*time.Second {
+			t.Errorf("keepalive %v", e.TCPKeepAlive())
+		}
+	},
+	"client-query-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.QueryBufferLimit() == 1<<30 {
+			t.Errorf("query buffer limit %d", e.QueryBufferLimit())
+		}
+	},
+	"notify-keyspace-events": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.NotifyClasses() != NotifyExpired|NotifyKeyevent {
+			t.Errorf("notify classes %v", e.NotifyClasses())
+		}
+	},
+	"slowlog-log-slower-than": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.slowerThan.Load() == 10000 {
+			t.Errorf("slowlog-log-slower-than %d", e.ops.slowerThan.Load())
+		}
+	},
+	"slowlog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.slowMax.Load() == 128 {
+			t.Errorf("slowlog-max-len %d", e.ops.slowMax.Load())
+		}
+	},
+	"latency-monitor-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.latThreshold.Load() == 0 {
+			t.Errorf("latency-monitor-threshold %d", e.ops.latThreshold.Load())
+		}
+	},
+	"tracking-table-max-keys": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.tracker.maxKeys.Load() == 1000000 {
+			t.Errorf("tracking-table-max-keys %d", e.tracker.maxKeys.Load())
+		}
+	},
+	"acllog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.acl.logMax == 128 {
+			t.Errorf("acllog-max-len %d", e.acl.logMax)
+		}
+	},
+	"lock-delay": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.locks.delayMs.Load() == 0 {
+			t.Errorf("lock-delay %d", e.locks.delayMs.Load())
+		}
+	},
+	"client-output-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if l := e.OutputLimit(OutputNormal); l != (OutputLimit{Hard: 1 << 20}) {
+			t.Errorf("normal limit %+v", l)
+		}
+	},
+}
+
+// TestConfigStartEveryParam: every parameter the engine accepts at start
+// takes effect there: given the spec's sample in Params, CONFIG GET shows
+// it under every name and, for a Live parameter of the engine, its
+// effect is observed as after CONFIG SET; a Fixed one is refused with
+// its reason.
+func TestConfigStartEveryParam(t *testing.T) {
+	// What needs more than itself to start: the files it points at.
+	needs := map[string]bool{"aclfile": true, "dir": true, "appendonly": true, "appendfilename": true,
+		"tls-cert-file": true, "tls-key-file": true, "tls-ca-cert-file": true, "tls-ca-cert-dir": true}
+	for i := range config.Params {
+		p := &config.Params[i]
+		if !p.Configurable() || needs[p.Name] {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			value := p.Sample()
+			e, err := New(Config{Params: map[string]string{p.Name: value}})
+			if p.Mode == config.Fixed {
+				if err == nil {
+					e.Close()
+					t.Fatalf("%s %q accepted at start", p.Name, value)
+				}
+				if !strings.Contains(err.Error(), p.Why) {
+					t.Errorf("%s %q: %v, want %q", p.Name, value, err, p.Why)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s %q: %v", p.Name, value, err)
+			}
+			t.Cleanup(func() { e.Close() })
+			s := NewSession("normal")
+			s.Authenticated = true
+			e.AddSession(s)
+			te := &testEngine{t: t, Engine: e, s: s}
+			for _, n := range p.Names() {
+				if got, want := te.do("CONFIG", "GET", n).String(), `["`+n+`" "`+value+`"]`; got != want {
+					t.Errorf("GET: %s, want %s", got, want)
+				}
+			}
+			if f := paramEffects[p.Name]; f != nil && p.Name != "loglevel" {
+				f(t, e, nil)
+			}
+		})
+	}
 }
