@@ -98,9 +98,10 @@ func lockredisBinary(t testing.TB) string {
 		}
 		binDir = dir
 		bin := filepath.Join(dir, "lockredis")
-		// Built from the main module's directory, with its go.mod.
-		build := exec.Command("go", "build", "-o", bin, "./cmd/lockredis")
-		build.Dir = ".."
+		// Built in its own module (cmd/lockredis/go.mod), as a user
+		// builds it: with that module's requirements, not this one's.
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = "../cmd/lockredis"
 		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build ../cmd/lockredis: %v\n%s", err, out)

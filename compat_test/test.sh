@@ -18,7 +18,8 @@ report_time() {
 trap report_time EXIT
 
 if ! command -v go >/dev/null; then
-	echo "compat_test/test.sh: go is not on PATH; install Go $(sed -n 's/^go //p' go.mod) or newer (https://go.dev/dl/)" >&2
+	# The binary's module asks for the newest Go of the three.
+	echo "compat_test/test.sh: go is not on PATH; install Go $(sed -n 's/^go //p' cmd/lockredis/go.mod) or newer (https://go.dev/dl/)" >&2
 	exit 1
 fi
 
@@ -93,9 +94,13 @@ fi
 
 go version
 redis-server --version
+# Three modules: the library (the root), the server binary (cmd/lockredis,
+# its own module so that its dependencies stay out of the library's users'
+# builds) and compat_test.
 args=$(printf ' %q' -race "$@")
-echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
+echo "+ go test$args ./... && (cd cmd/lockredis && go test$args ./...) && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
+(cd cmd/lockredis && go test -race "$@" ./...)
 (cd compat_test && go test -race "$@" ./...)
 
 # A bounded run of every fuzz target (after the tests, without -race):
