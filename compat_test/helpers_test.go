@@ -33,6 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// toolPackages are the Debian packages of the external programs tests
+// need (compat_test/test.sh installs them), when not redis's.
+var toolPackages = map[string]string{
+	"promtool":        "prometheus",
+	"systemd-analyze": "systemd",
+	"logrotate":       "logrotate",
+}
+
 // requireTool finds an external program the test needs. Missing, it fails
 // the test on CI (where compat_test/test.sh installs it) and skips it elsewhere.
 func requireTool(t testing.TB, name string) string {
@@ -41,7 +49,11 @@ func requireTool(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := name + " not installed: apt-get install redis-server redis-tools"
+	pkg := toolPackages[name]
+	if pkg == "" {
+		pkg = "redis-server redis-tools"
+	}
+	msg := name + " not installed: apt-get install " + pkg
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
