@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockredis/lockredis/config"
@@ -167,6 +168,9 @@ type Server struct {
 	bind     []string        // the bind parameter's addresses, as given
 	serving  sync.WaitGroup  // the accept loops
 	serveErr error           // the first accept loop's error
+	// live is the engine while it runs, loading included, for Stats,
+	// which must not wait for mu: Start holds it while the keyspace loads.
+	live atomic.Pointer[engine.Engine]
 
 	// What Restart carries over to the next engine (restart.go): the
 	// clock, the addresses bound (at the first start, or by CONFIG SET
@@ -294,7 +298,10 @@ func (s *Server) start() error {
 	if s.opts.TLSConfig != nil && !given.Given("tls-auth-clients") {
 		params["tls-auth-clients"] = tlsAuthClientsWord(s.opts.TLSConfig.ClientAuth)
 	}
-	eng, err := engine.New(engine.Config{
+	// Open, then Load once the ports serve: while a large file loads,
+	// clients get LOADING as from redis-server, INFO shows the progress,
+	// and Stats reads the engine.
+	eng, err := engine.Open(engine.Config{
 		Params:     params,
 		Hooks:      s.paramHooks(), // listen.go: port, bind
 		ConfigFile: s.opts.ConfigFile,
@@ -353,6 +360,14 @@ func (s *Server) start() error {
 		s.serve(ln, tlsCfg)
 	}
 	s.lnMu.Unlock()
+	s.live.Store(eng)
+	if err := eng.Load(); err != nil {
+		s.live.Store(nil)
+		s.srv.Close()
+		s.serving.Wait()
+		eng.Close()
+		return err
+	}
 	s.started = true
 	s.closed = false
 	return nil
@@ -372,6 +387,7 @@ func (s *Server) Close() error {
 
 func (s *Server) close() error {
 	s.closed = true
+	s.live.Store(nil)
 	err := s.srv.Close()
 	s.serving.Wait()
 	s.lnMu.Lock()

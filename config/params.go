@@ -83,6 +83,10 @@ var Params = []Param{
 		Usage: "debug|verbose|notice|warning"},
 	{Name: "logfile", Kind: String, Mode: Start, By: ByBinary, Immutable: true,
 		Usage: "log file; empty logs to standard output"},
+	// The binary's HTTP endpoint (cmd/lockredis/metrics.go), which
+	// checks the address.
+	{Name: "metrics-bind", Kind: String, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "host:port serving Prometheus metrics (/metrics), /healthz and /readyz over HTTP (empty: off)"},
 	{Name: "syslog-enabled", Kind: Bool, Default: "no", Mode: Kept, Immutable: true},
 	{Name: "syslog-ident", Kind: String, Default: "redis", Mode: Kept, Immutable: true},
 	{Name: "syslog-facility", Kind: Enum, Enum: []string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"},

@@ -75,6 +75,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			configFile = abs
 		}
 	}
+	if err := checkMetricsBind(set.Value("metrics-bind")); err != nil { // metrics.go
+		fmt.Fprintf(stderr, "lockredis: %v\n", err)
+		return 1
+	}
 	if set.Value("supervised") == "upstart" {
 		fmt.Fprintln(stderr, "lockredis: supervised upstart is not supported by lockredis (it does not stop itself to signal readiness): use systemd or no")
 		return 1
@@ -146,6 +150,18 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			}
 		},
 	})
+	if bind := set.Value("metrics-bind"); bind != "" {
+		// Before Start: a long load shows in /metrics and /readyz.
+		m, err := startMetrics(bind, srv, logf)
+		if err != nil {
+			logf("warning", "Can't start: %v", err)
+			if set.Value("logfile") != "" {
+				fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			}
+			return 1
+		}
+		defer m.Close()
+	}
 	if err := srv.Start(); err != nil {
 		// The server's verdict on the settings, or a listen error; on
 		// the terminal too when the log goes to a file.
