@@ -171,7 +171,7 @@ type process struct {
 }
 
 // startProcess runs the command made by mk on a free port until it answers
-// PING (any reply counts: NOAUTH means it is up), and registers stop as
+// PING (any reply but LOADING counts: NOAUTH means it is up), and registers stop as
 // cleanup; an error from stop fails the test. The process's output is shown
 // if it does not come up.
 func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop func(*process) error) string {
@@ -220,10 +220,16 @@ func waitPing(addr string, exited <-chan struct{}) error {
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			_, err = c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+			var reply []byte
 			if err == nil {
-				_, err = readReply(bufio.NewReader(c))
+				reply, err = readReply(bufio.NewReader(c))
 			}
 			c.Close()
+			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
+				// The port serves while the keyspace loads (as
+				// redis-server's): not up until the load is over.
+				err = errors.New("still loading")
+			}
 			if err == nil {
 				return nil
 			}
