@@ -284,7 +284,7 @@ func parseSlotArg(c *Call, b []byte) (int64, bool) {
 // but that no command or expiry cycle has removed yet. The keyspace keeps
 // no index by slot: this walks every key.
 func keysInSlot(c *Call, slot int, fn func(key string) bool) {
-	c.Tx.scanStored(0, nil, func(key string, _ Value, _ bool) bool {
+	c.Tx.ScanStored(0, nil, func(key string, _ Value, _ bool) bool {
 		if KeySlot(StringBytes(key)) != slot {
 			return true
 		}

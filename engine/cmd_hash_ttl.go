@@ -99,7 +99,7 @@ func replyFields(c *Call, h *hashObj, at int, numErr error) ([][]byte, bool) {
 // remembered like a key's.
 func setFieldExpiry(tx *Tx, h *hashObj, i int, at int64) {
 	h.ents[i].at = at
-	tx.maxTTL = max(tx.maxTTL, at-tx.Ms)
+	tx.GrantTTL(at - tx.Ms)
 }
 
 // Conditions of HEXPIRE.

@@ -376,7 +376,7 @@ func infoKeyspace(b []byte, c *Call) []byte {
 		if c.Tx != nil {
 			keys, vol = c.Tx.KeyCount(db), c.Tx.VolatileCount(db)
 		} else {
-			keys, vol = c.E.keys[db].Load(), c.E.volatile[db].Load()
+			keys, vol = c.E.ks.Keys(db), c.E.ks.Volatile(db)
 		}
 		if keys == 0 && vol == 0 {
 			continue

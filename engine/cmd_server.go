@@ -2,6 +2,8 @@ package engine
 
 import (
 	"strconv"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // Server commands: INFO (info.go), CONFIG (config.go), COMMAND
@@ -159,7 +161,7 @@ func cmdBgsave(c *Call) {
 // (buntdb Shrink). In memory there is nothing to rewrite; it answers as
 // Redis does anyway.
 func cmdBgrewriteaof(c *Call) {
-	if err := c.E.RewriteAOF(); err != nil && err != errNoAOF {
+	if err := c.E.RewriteAOF(); err != nil && err != keyspace.ErrNoAOF {
 		c.Err(err)
 		return
 	}

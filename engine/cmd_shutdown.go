@@ -65,7 +65,7 @@ func cmdShutdown(c *Call) {
 		return
 	}
 	c.E.Logf("warning", "User requested shutdown...")
-	if c.E.persist != nil {
+	if c.E.Persistence().Enabled {
 		c.E.Logf("notice", "Calling fsync() on the AOF file.") // Close does it
 	}
 	c.S.CloseAfterReply = true // no reply: the connection just closes

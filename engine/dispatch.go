@@ -212,7 +212,7 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 	default:
 		// The Call lives in the pooled Tx and the body is a plain
 		// function, so running a command allocates nothing here.
-		tx := e.txPool.Get().(*Tx)
+		tx := e.getTx()
 		tx.client = s
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
 		tx.callW, tx.callStart = w, start
@@ -250,7 +250,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	case c.Tx == nil:
 		c.Cmd.Handler(c)
 	case e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W): // restart fence (fence.go)
-	case c.Tx.write && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
+	case c.Tx.Writable() && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
 	default:
 		c.Cmd.Handler(c)
 	}

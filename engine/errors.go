@@ -187,22 +187,9 @@ var (
 	errBusyScript = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 )
 
-// persist.go
-var (
-	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")
-	errNoAOF             = errors.New("ERR no append only file: the keyspace is in memory")
-	errCorruptAOF        = errors.New("corrupt")
-)
-
 // scan.go
 var (
 	errScanCursor = replyError("ERR invalid cursor")
-)
-
-// tx.go
-var (
-	// errRollback makes buntdb discard the transaction.
-	errRollback = errors.New("rollback")
 )
 
 // writer.go

@@ -1,14 +1,14 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // The server-state refusals of Redis 7.0's processCommand, in its order
@@ -37,17 +37,11 @@ const (
 
 // Memory accounting. used_memory is not the Go heap (shared by every
 // engine of a process, full of garbage until the next GC, so a DEL would
-// not free anything until then): it is an estimate of the keyspace kept
-// exact at every commit, plus what an empty engine holds. The constants
-// were measured with runtime.MemStats.HeapAlloc after a GC, 100,000 keys
-// of 8 to 1000 bytes: 96 bytes per buntdb item beyond its key and encoded
-// value (item, btree slot, string headers), 28 more for a key with an
-// expiry (the expiry queue's entry), 135 KB for an empty engine.
-const (
-	itemOverhead     = 96
-	volatileOverhead = 32
-	engineBaseMemory = 128 << 10
-)
+// not free anything until then): it is the keyspace's estimate of itself
+// (keyspace/memory.go), kept exact at every commit, plus what an empty
+// engine holds (135 KB measured with runtime.MemStats.HeapAlloc after a
+// GC).
+const engineBaseMemory = 128 << 10
 
 // guards is the engine's state behind these checks.
 type guards struct {
@@ -55,7 +49,6 @@ type guards struct {
 	busyThreshold atomic.Int64 // ms
 	hardLimit     atomic.Int64 // ms, 0: never stopped
 	maxMemory     atomic.Int64 // bytes, 0: no limit
-	dataset       atomic.Int64 // estimated bytes of the keyspace
 	// gate: scripts holding the exclusive transaction, and the commands
 	// waiting for one to end or turn busy (waitForScript).
 	scriptsRunning atomic.Int32
@@ -272,7 +265,7 @@ func (e *Engine) SetScriptFlags(fn func(cmd *Command, args [][]byte) Flags) {
 }
 
 // UsedMemory is what maxmemory is compared with (INFO's used_memory).
-func (e *Engine) UsedMemory() int64 { return engineBaseMemory + e.guards.dataset.Load() }
+func (e *Engine) UsedMemory() int64 { return engineBaseMemory + e.ks.Dataset() }
 
 // MaxMemory is maxmemory in bytes, 0 for no limit.
 func (e *Engine) MaxMemory() int64 { return e.guards.maxMemory.Load() }
@@ -282,15 +275,6 @@ func (e *Engine) MaxMemory() int64 { return e.guards.maxMemory.Load() }
 func (e *Engine) outOfMemory() bool {
 	max := e.guards.maxMemory.Load()
 	return max > 0 && e.UsedMemory() > max
-}
-
-// itemMemory is the estimated memory of one stored item.
-func itemMemory(bkey, raw string) int64 {
-	n := int64(len(bkey) + len(raw) + itemOverhead)
-	if expireAtOf(raw) != 0 {
-		n += volatileOverhead
-	}
-	return n
 }
 
 // effectiveFlags are the flags processCommand judges a command by: EXEC's
@@ -377,32 +361,10 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 
 // diskError is the MISCONF reply while the append-only file cannot be
 // written or fsynced, "" when it can (or there is none).
-func (e *Engine) diskError() string {
-	if e.persist == nil {
-		return ""
-	}
-	if m := e.persist.misconf.Load(); m != nil {
-		return *m
-	}
-	return ""
-}
+func (e *Engine) diskError() string { return e.ks.DiskError() }
 
 // DiskError is the MISCONF reply write commands get now, "" when none.
-func (e *Engine) DiskError() string { return e.diskError() }
-
-// misconfMessage is Redis's writeCommandsGetDiskErrorMessage for the AOF.
-func misconfMessage(err error) string {
-	return "MISCONF Errors writing to the AOF file: " + strerror(err)
-}
-
-// errnoOf is err's errno, 0 when it has none (INFO's aof_last_write_errno).
-func errnoOf(err error) int {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return int(errno)
-	}
-	return 0
-}
+func (e *Engine) DiskError() string { return e.ks.DiskError() }
 
 // Retractor is a Writer that can take back the reply of a command that
 // has not been sent yet: a command whose write could not reach the disk
@@ -427,7 +389,7 @@ func (e *Engine) replaceWithDiskError(w Writer, mark uint64, err error) {
 	if !ok || !r.RetractReply(mark) {
 		return
 	}
-	msg := misconfMessage(err)
+	msg := keyspace.MisconfMessage(err)
 	e.CountError(msg)
 	w.Error(msg)
 }

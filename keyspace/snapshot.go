@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// Snapshot is the keyspace of an in-memory engine, kept by the Go API's
+// Snapshot is the keyspace of an in-memory store, kept by the Go API's
 // Restart so that a restarted embedded server finds its data, as a
 // redis-server restarted with persistence does. It also carries the
 // fencing token counter: tokens only grow, also across restarts, and the
@@ -24,20 +24,20 @@ type Snapshot struct {
 	nextToken uint64
 }
 
-// Snapshot copies the keyspace of an in-memory engine; it fails for one
+// Snapshot copies the keyspace of an in-memory store; it fails for one
 // whose keyspace is a file (restart it from the file instead).
-func (e *Engine) Snapshot() (*Snapshot, error) {
-	if e.persist != nil {
-		return nil, errors.New("engine: the keyspace is a file")
+func (s *Store) Snapshot() (*Snapshot, error) {
+	if s.persist != nil {
+		return nil, errors.New("keyspace: the keyspace is a file")
 	}
 	var buf bytes.Buffer
-	if err := e.db.Save(&buf); err != nil {
+	if err := s.db.Save(&buf); err != nil {
 		return nil, err
 	}
 	snap := &Snapshot{data: buf.Bytes()}
 	// Read after Save: a token handed out meanwhile is counted too.
-	err := e.db.View(func(*buntdb.Tx) error {
-		snap.nextToken = e.tokens.next
+	err := s.db.View(func(*buntdb.Tx) error {
+		snap.nextToken = s.tokens.next
 		return nil
 	})
 	return snap, err
@@ -67,14 +67,14 @@ func restore(db *buntdb.DB, snap *Snapshot) (lastToken uint64, err error) {
 //	0           (one zero byte: the end)
 const snapshotMagic = "lockredis-snapshot 1\n"
 
-var errBadSnapshot = errors.New("engine: malformed snapshot")
+var errBadSnapshot = errors.New("keyspace: malformed snapshot")
 
 // WriteSnapshot writes the whole state to w: every database's keys with
 // their stored bytes, the function libraries, the fencing-token counter
 // and the registered states, as of one moment (it reads them in one read
 // transaction and writes them after it, so writers wait only for the
 // copy of references, not for w).
-func (e *Engine) WriteSnapshot(w io.Writer) error {
+func (s *Store) WriteSnapshot(w io.Writer) error {
 	var items []storedItem
 	var functions string
 	var hasFunctions bool
@@ -82,21 +82,21 @@ func (e *Engine) WriteSnapshot(w io.Writer) error {
 	var at int64
 	var states []Change
 	var serr error
-	e.Do(false, 0, func(tx *Tx) {
-		next, at = e.tokens.next, tx.Ms
+	s.Do(false, 0, func(tx *Tx) {
+		next, at = s.tokens.next, tx.Ms
 		tx.bt.Ascend("", func(k, v string) bool {
 			switch {
 			case k == functionsKey:
 				functions, hasFunctions = v, true
-			case int(k[0]) < e.Databases():
+			case int(k[0]) < s.Databases():
 				items = append(items, storedItem{k, v})
 			}
 			return true
 		})
-		for _, name := range e.stateNames() {
-			p, err := e.stateHandler(name).SaveState()
+		for _, name := range s.stateNames() {
+			p, err := s.stateHandler(name).SaveState()
 			if err != nil {
-				serr = fmt.Errorf("engine: state %q: %w", name, err)
+				serr = fmt.Errorf("keyspace: state %q: %w", name, err)
 				return
 			}
 			states = append(states, Change{Kind: ChangeState, Key: name, Raw: string(p)})
@@ -147,7 +147,7 @@ func (e *Engine) WriteSnapshot(w io.Writer) error {
 // to the snapshot's (never falls). Listeners above the core see the
 // flush and the keys, the ChangeListener nothing. A malformed snapshot
 // changes nothing.
-func (e *Engine) RestoreSnapshot(r io.Reader) error {
+func (s *Store) RestoreSnapshot(r io.Reader) error {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
@@ -162,24 +162,24 @@ func (e *Engine) RestoreSnapshot(r io.Reader) error {
 		return errBadSnapshot
 	}
 	var rerr error
-	tx := e.txPool.Get().(*Tx)
+	tx := s.Get()
 	tx.applying = true
 	tx.at = time.UnixMilli(at)
-	e.do(tx, true, 0, func(tx *Tx) {
+	s.Run(tx, true, 0, func(tx *Tx) {
 		rerr = tx.restoreSnapshot(br, next)
 		if rerr != nil {
 			tx.Rollback()
 		}
 	})
 	if rerr == nil {
-		e.functionsApplied()
+		s.functionsApplied()
 	}
 	return rerr
 }
 
 // restoreSnapshot is RestoreSnapshot's body, after the header.
 func (tx *Tx) restoreSnapshot(br *bufio.Reader, next uint64) error {
-	e := tx.e
+	s := tx.s
 	tx.FlushAll()
 	tx.PutFunctions(nil)
 	restored := map[string]bool{}
@@ -190,29 +190,29 @@ func (tx *Tx) restoreSnapshot(br *bufio.Reader, next uint64) error {
 		}
 		switch c.Kind {
 		case 0:
-			for _, name := range e.stateNames() {
+			for _, name := range s.stateNames() {
 				if !restored[name] {
-					if err := e.stateHandler(name).RestoreState(tx, nil); err != nil {
-						return fmt.Errorf("engine: state %q: %w", name, err)
+					if err := s.stateHandler(name).RestoreState(tx, nil); err != nil {
+						return fmt.Errorf("keyspace: state %q: %w", name, err)
 					}
 				}
 			}
-			e.tokens.raise(next)
+			s.tokens.raise(next)
 			return nil
 		case ChangePut:
-			if c.DB >= e.Databases() || len(c.Raw) < headerLen {
+			if c.DB >= s.Databases() || len(c.Raw) < headerLen {
 				return errBadSnapshot
 			}
-			tx.putStored(storeKey(c.DB, StringBytes(c.Key)), c.Raw)
+			tx.putStored(storeKey(c.DB, s2b(c.Key)), c.Raw)
 		case ChangeFunctions:
 			tx.PutFunctions([]byte(c.Raw))
 		case ChangeState:
-			h := e.stateHandler(c.Key)
+			h := s.stateHandler(c.Key)
 			if h == nil {
-				return fmt.Errorf("engine: snapshot: no handler for state %q", c.Key)
+				return fmt.Errorf("keyspace: snapshot: no handler for state %q", c.Key)
 			}
 			if err := h.RestoreState(tx, []byte(c.Raw)); err != nil {
-				return fmt.Errorf("engine: state %q: %w", c.Key, err)
+				return fmt.Errorf("keyspace: state %q: %w", c.Key, err)
 			}
 			restored[c.Key] = true
 		default:

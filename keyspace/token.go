@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import (
 	"sync"
@@ -66,19 +66,14 @@ func (tc *tokenCounter) ensureReserved() error {
 	return nil
 }
 
-// tokensReserved makes sure fencing tokens are reserved on disk before a
-// command that may create keys runs; a failing disk refuses the command
-// with a MISCONF error instead of handing out tokens that could repeat.
-func (e *Engine) tokensReserved(w Writer) bool {
-	if e.tokens.reserve == nil {
-		return true
+// ReserveTokens makes sure fencing tokens are reserved on disk before a
+// command that may create keys runs, so that a failing disk refuses the
+// command instead of handing out tokens that could repeat after a crash.
+func (s *Store) ReserveTokens() error {
+	if s.tokens.reserve == nil {
+		return nil
 	}
-	if err := e.tokens.ensureReserved(); err != nil {
-		e.Logf("warning", "Fencing tokens: could not reserve a range: %v", err)
-		w.Error("MISCONF could not reserve fencing tokens on disk: " + err.Error())
-		return false
-	}
-	return true
+	return s.tokens.ensureReserved()
 }
 
 // take hands out the next token. One transaction creating more keys than
@@ -112,7 +107,7 @@ func (tx *Tx) tokenFor(bkey string) (token uint64, fresh bool) {
 	if tx.readToken != 0 && string(tx.readKey) == bkey {
 		return tx.readToken, false
 	}
-	return tx.e.tokens.next, true
+	return tx.s.tokens.next, true
 }
 
 // rememberToken notes the token of a key just read, for the write that

@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 // expiryQueue orders the keys that have an expiry by expiry time, for the
 // active sweeper. Only keys with a TTL are in it, so keys without one cost
@@ -11,7 +11,7 @@ package engine
 // most one live entry per volatile key plus stale ones that leave by
 // their own (past) time.
 //
-// It is touched only under the engine's exclusive lock: pushes at the end
+// It is touched only under the keyspace's exclusive lock: pushes at the end
 // of a write transaction, pops by the sweeper's write transaction.
 type expiryQueue []expiryEntry
 

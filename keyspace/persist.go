@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import (
 	"bufio"
@@ -26,7 +26,7 @@ import (
 //     a generation number after its commit, and Do returns only once an
 //     fsync begun after that generation has finished (waitDurable).
 //     Commits arriving during one fsync share the next one. The wait
-//     happens after the engine lock is released, so other clients keep
+//     happens after the keyspace lock is released, so other clients keep
 //     going.
 //   - no: never fsync explicitly.
 //
@@ -47,9 +47,9 @@ const (
 	fsyncRetryEvery    = 100 * time.Millisecond
 )
 
-// persister is the fsync and rewrite machinery of a file-backed engine.
+// persister is the fsync and rewrite machinery of a file-backed store.
 type persister struct {
-	e      *Engine
+	s      *Store
 	path   string
 	policy string
 
@@ -81,7 +81,7 @@ type persister struct {
 	fsyncErr     error  // the last fsync error, nil when fine
 	lastErrno    int    // errno of the last write or fsync error (INFO)
 	// misconf is the MISCONF reply write commands get while writeErr or
-	// fsyncErr is set (guards.go), nil when the disk works.
+	// fsyncErr is set (the engine's guards), nil when the disk works.
 	misconf atomic.Pointer[string]
 }
 
@@ -122,7 +122,7 @@ func checkFsyncPolicy(policy string) error {
 }
 
 // newPersister starts the fsync machinery for an open file-backed db.
-func newPersister(e *Engine, path, policy string) (*persister, error) {
+func newPersister(s *Store, path, policy string) (*persister, error) {
 	if err := checkFsyncPolicy(policy); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func newPersister(e *Engine, path, policy string) (*persister, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &persister{e: e, path: path, policy: policy}
+	p := &persister{s: s, path: path, policy: policy}
 	p.cond = sync.NewCond(&p.mu)
 	p.fd.Store(f)
 	size, _ := f.Seek(0, io.SeekEnd)
@@ -143,9 +143,9 @@ func newPersister(e *Engine, path, policy string) (*persister, error) {
 	return p, nil
 }
 
-// start launches the background goroutines on e.wg.
+// start launches the background goroutines on s.wg.
 func (p *persister) start() {
-	p.e.wg.Add(1)
+	p.s.wg.Add(1)
 	go p.background()
 }
 
@@ -155,7 +155,7 @@ func (p *persister) size() (int64, error) {
 }
 
 // waitDurable returns once everything committed so far is on disk
-// (appendfsync always), or the engine is closing. Group commit without a
+// (appendfsync always), or the store is closing. Group commit without a
 // helper goroutine: the first waiter that finds no fsync running becomes
 // the leader and fsyncs for every generation handed out so far; waiters
 // arriving meanwhile wait for the next leader, so one fsync serves all the
@@ -163,7 +163,7 @@ func (p *persister) size() (int64, error) {
 // connection's goroutine saves a hand-off to another goroutine per batch.
 // After a failed fsync the leader pauses fsyncRetryEvery before the next
 // attempt; its waiters stay blocked (their writes are not known to be on
-// disk) until an fsync succeeds or the engine closes.
+// disk) until an fsync succeeds or the store closes.
 func (p *persister) waitDurable() {
 	gen := p.writeGen.Add(1)
 	p.mu.Lock()
@@ -180,7 +180,7 @@ func (p *persister) waitDurable() {
 		if !ok {
 			select {
 			case <-time.After(fsyncRetryEvery):
-			case <-p.e.stop:
+			case <-p.s.stop:
 				// Close waits for the sweeper, which may be one of
 				// these waiters: release them all (close makes the
 				// last attempt).
@@ -215,12 +215,12 @@ func (p *persister) publish(gen uint64, synced, stop bool) {
 // background fsyncs once a second (everysec) and starts automatic
 // rewrites.
 func (p *persister) background() {
-	defer p.e.wg.Done()
+	defer p.s.wg.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.e.stop:
+		case <-p.s.stop:
 			return
 		case <-t.C:
 		}
@@ -228,11 +228,11 @@ func (p *persister) background() {
 			p.fsyncIfGrown()
 		}
 		if p.misconf.Load() != nil && !p.rewriting.Load() {
-			p.probe() // MISCONF until the disk works again (guards.go)
+			p.probe() // MISCONF until the disk works again (DiskError)
 		}
 		if size, err := p.size(); err == nil && size > autoRewriteMinSize && size > 2*p.baseSize.Load() {
 			if p.rewrite() == nil {
-				p.e.Logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
+				p.s.Logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
 			}
 		}
 	}
@@ -262,10 +262,12 @@ func (p *persister) fsync() error {
 	size, _ := f.Seek(0, io.SeekEnd)
 	start := time.Now()
 	err := f.Sync()
-	p.e.latencyFsync(p.policy, time.Since(start)) // LATENCY (cmd_latency.go)
+	if p.s.cfg.OnFsync != nil {
+		p.s.cfg.OnFsync(p.policy, time.Since(start)) // LATENCY, above
+	}
 	if err != nil {
 		p.setFsyncErr(err)
-		p.e.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
+		p.s.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
 		return err
 	}
 	p.syncedSize = size
@@ -303,12 +305,12 @@ func (p *persister) followRename() error {
 // rewrite starts a background rewrite (buntdb Shrink).
 func (p *persister) rewrite() error {
 	if !p.rewriting.CompareAndSwap(false, true) {
-		return errRewriteInProgress
+		return ErrRewriteInProgress
 	}
 	p.rewriteWG.Add(1)
 	go func() {
 		defer p.rewriteWG.Done()
-		err := p.e.db.Shrink()
+		err := p.s.db.Shrink()
 		p.fdMu.Lock()
 		if err == nil {
 			err = p.followRename()
@@ -323,19 +325,19 @@ func (p *persister) rewrite() error {
 		p.fdMu.Unlock()
 		if err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
 			p.rewriteFailed.Store(true)
-			p.e.Logf("warning", "Background AOF rewrite of %s failed: %v", p.path, err)
+			p.s.Logf("warning", "Background AOF rewrite of %s failed: %v", p.path, err)
 		} else if err == nil {
 			p.rewriteFailed.Store(false)
 			p.rewrites.Add(1)
 			p.baseSize.Store(size)
 			p.lastSave.Store(time.Now().Unix())
-			p.e.Logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
+			p.s.Logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
 		}
 	}()
 	return nil
 }
 
-// close is called once the engine's goroutines have stopped: it waits for
+// close is called once the store's goroutines have stopped: it waits for
 // a running rewrite, flushes, and releases every waiter.
 func (p *persister) close() {
 	p.rewriteWG.Wait()
@@ -369,7 +371,7 @@ func (p *persister) setWriteErr(err error) {
 		p.lastWriteErr = ""
 	} else {
 		p.lastWriteErr = err.Error()
-		p.e.Logf("warning", "Error writing to the AOF file %s: %v", p.path, err)
+		p.s.Logf("warning", "Error writing to the AOF file %s: %v", p.path, err)
 	}
 	p.updateMisconf()
 	p.errMu.Unlock()
@@ -383,12 +385,12 @@ func (p *persister) updateMisconf() {
 	}
 	if err == nil {
 		if p.misconf.Swap(nil) != nil {
-			p.e.Logf("notice", "AOF write error looks solved, Redis can write again.")
+			p.s.Logf("notice", "AOF write error looks solved, Redis can write again.")
 		}
 		return
 	}
 	p.lastErrno = errnoOf(err)
-	msg := misconfMessage(err)
+	msg := MisconfMessage(err)
 	p.misconf.Store(&msg)
 }
 
@@ -418,7 +420,7 @@ func (p *persister) probe() {
 	}
 	var err error
 	// An empty write transaction: buntdb writes nothing at its commit.
-	p.e.db.Update(func(*buntdb.Tx) error {
+	p.s.db.Update(func(*buntdb.Tx) error {
 		p.fdMu.Lock()
 		err = probeWrite(p.path)
 		p.fdMu.Unlock()
@@ -488,10 +490,10 @@ type PersistInfo struct {
 }
 
 // Persistence reports the state of the append-only file.
-func (e *Engine) Persistence() PersistInfo {
-	p := e.persist
+func (s *Store) Persistence() PersistInfo {
+	p := s.persist
 	if p == nil {
-		return PersistInfo{LastSave: e.started.Unix()}
+		return PersistInfo{LastSave: s.started.Unix()}
 	}
 	size, _ := p.size()
 	werr, ferr := p.status()
@@ -500,24 +502,24 @@ func (e *Engine) Persistence() PersistInfo {
 		RewriteInProgress: p.rewriting.Load(), Rewrites: p.rewrites.Load(),
 		RewriteFailed: p.rewriteFailed.Load(), CurrentSize: size, BaseSize: p.baseSize.Load(),
 		LastWriteErr: werr, LastFsyncErr: ferr, LastSave: p.lastSave.Load(),
-		LastErrno: p.lastErrnoOf(), Misconf: e.diskError(),
+		LastErrno: p.lastErrnoOf(), Misconf: s.DiskError(),
 	}
 }
 
 // RewriteAOF starts a background rewrite of the append-only file.
-func (e *Engine) RewriteAOF() error {
-	if e.persist == nil {
-		return errNoAOF
+func (s *Store) RewriteAOF() error {
+	if s.persist == nil {
+		return ErrNoAOF
 	}
-	return e.persist.rewrite()
+	return s.persist.rewrite()
 }
 
 // SyncAOF fsyncs the append-only file now (SAVE).
-func (e *Engine) SyncAOF() error {
-	if e.persist == nil {
+func (s *Store) SyncAOF() error {
+	if s.persist == nil {
 		return nil
 	}
-	return e.persist.fsync()
+	return s.persist.fsync()
 }
 
 // checkAOF scans the RESP records of the AOF at path before buntdb loads
@@ -682,11 +684,11 @@ func scanAOF(r *bufio.Reader) (good int64, why string, err error) {
 // validRecord accepts what buntdb writes: set k v [ae|ex t], del k, flushdb.
 func validRecord(cmd []byte, nargs int) bool {
 	switch {
-	case EqualFold(cmd, "set"):
+	case strings.EqualFold(string(cmd), "set"):
 		return nargs == 3 || nargs == 5
-	case EqualFold(cmd, "del"):
+	case strings.EqualFold(string(cmd), "del"):
 		return nargs == 2
-	case EqualFold(cmd, "flushdb"):
+	case strings.EqualFold(string(cmd), "flushdb"):
 		return nargs == 1
 	}
 	return false
@@ -697,4 +699,16 @@ func clip(b []byte) []byte {
 		return b[:32]
 	}
 	return b
+}
+
+// DiskError is the MISCONF reply write commands get while the append-only
+// file cannot be written or fsynced, "" when it can (or there is none).
+func (s *Store) DiskError() string {
+	if s.persist == nil {
+		return ""
+	}
+	if m := s.persist.misconf.Load(); m != nil {
+		return *m
+	}
+	return ""
 }

@@ -1,11 +1,11 @@
-package engine
+package keyspace
 
 import (
 	"sync"
 	"time"
 )
 
-// Clock is the engine's time. A real clock reads the wall time once at
+// Clock is the keyspace's time. A real clock reads the wall time once at
 // start and then advances by the monotonic clock, so stepping the system
 // clock neither expires a lock early nor keeps it late. An offset, moved by
 // FastForward, is added on top. A manual clock moves only when told to.
@@ -33,7 +33,7 @@ func NewManualClock(start time.Time) *Clock {
 	return &Clock{manual: true, manualNow: start.Round(0)}
 }
 
-// Now is the current engine time.
+// Now is the current time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -77,7 +77,7 @@ func (c *Clock) Manual() bool {
 
 // Freeze makes the clock manual at its current time: from now on it moves
 // only by SetTime and FastForward. A follower's clock is frozen and set
-// from the batches it applies (Engine.SetFollower).
+// from the batches it applies (Store.SetFollower).
 func (c *Clock) Freeze() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

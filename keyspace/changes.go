@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import (
 	"encoding/binary"
@@ -10,13 +10,13 @@ import (
 )
 
 // Change notification and replay: what replication needs from the
-// keyspace (docs: DESIGN of the keyspace core's boundary). Every committed
+// keyspace (doc.go). Every committed
 // write transaction's physical effect is a ChangeBatch: the stored bytes
 // of each key it wrote, the keys it deleted, the databases it flushed or
 // swapped, the function libraries it stored, the opaque state an upper
 // layer recorded (RecordState), the fencing-token counter and the
 // transaction's time. A ChangeListener receives the batches in commit
-// order; Apply reproduces a batch on another engine byte for byte,
+// order; Apply reproduces a batch on another store byte for byte,
 // without clock, randomness or Lua, so a follower that applies the
 // leader's batches in order holds the leader's keyspace.
 
@@ -57,14 +57,14 @@ type Change struct {
 
 // ChangeBatch is what one committed write transaction changed.
 type ChangeBatch struct {
-	// Seq numbers the batches of one engine in commit order: it only
+	// Seq numbers the batches of one store in commit order: it only
 	// grows (a gap is a transaction whose commit failed).
 	Seq uint64
 	// Time is the transaction's frozen time, unix ms: Apply runs at this
 	// time, so what listeners see of expiry is what the leader saw.
 	Time int64
 	// NextToken is the fencing-token counter after the transaction: the
-	// next token the engine hands out. Apply raises its own to it.
+	// next token the store hands out. Apply raises its own to it.
 	NextToken uint64
 	Changes   []Change
 }
@@ -78,7 +78,7 @@ type ChangeListener interface {
 	// batch. The listener owns b. Committed runs in the goroutine of
 	// whoever ran the transaction, before the transaction's after-commit
 	// effects (PUBLISH deliveries, keyspace events) and before
-	// Engine.Do returns, so before the command's reply leaves. The
+	// Store.Run returns, so before the command's reply leaves. The
 	// returned func, when not nil, is called right after, without
 	// holding up the next transaction's Committed: a replicated server
 	// waits there for the batch to be committed by a majority, which
@@ -91,7 +91,7 @@ type ChangeListener interface {
 // must be replicated and snapshotted with it (RegisterState).
 type StateHandler interface {
 	// ApplyState applies a payload recorded with Tx.RecordState, inside
-	// Apply's write transaction (tx), on the engine that applies it.
+	// Apply's write transaction (tx), on the store that applies it.
 	ApplyState(tx *Tx, payload []byte) error
 	// SaveState returns the whole state, for a snapshot.
 	SaveState() ([]byte, error)
@@ -100,56 +100,56 @@ type StateHandler interface {
 	RestoreState(tx *Tx, payload []byte) error
 }
 
-// changeState is the engine's share of change notification.
+// changeState is the store's share of change notification.
 type changeState struct {
 	listener atomic.Pointer[ChangeListener]
 	seq      atomic.Uint64 // the last batch's Seq (under the write lock)
 
 	// Ordering of the listener's calls (commit): listenDone is the last
 	// transaction sequence (Tx.seq) that passed the listener stage.
-	listenDone uint64 // under Engine.afterMu
+	listenDone uint64 // under Store.afterMu
 
 	statesMu sync.Mutex
 	states   map[string]StateHandler
 
-	// follower: the engine applies another's changes and expires or
+	// follower: the store applies another's changes and expires or
 	// hands over nothing by itself (SetFollower).
 	follower atomic.Bool
 }
 
 // SetChangeListener starts (nil: stops) reporting the changes of write
 // transactions to l. Transactions already running may or may not report.
-func (e *Engine) SetChangeListener(l ChangeListener) {
+func (s *Store) SetChangeListener(l ChangeListener) {
 	if l == nil {
-		e.changes.listener.Store(nil)
+		s.changes.listener.Store(nil)
 		return
 	}
-	e.changes.listener.Store(&l)
+	s.changes.listener.Store(&l)
 }
 
 // RegisterState registers the handler of the state recorded as name
 // (Tx.RecordState), which Apply, Snapshot and Restore use.
-func (e *Engine) RegisterState(name string, h StateHandler) {
-	e.changes.statesMu.Lock()
-	defer e.changes.statesMu.Unlock()
-	if e.changes.states == nil {
-		e.changes.states = make(map[string]StateHandler)
+func (s *Store) RegisterState(name string, h StateHandler) {
+	s.changes.statesMu.Lock()
+	defer s.changes.statesMu.Unlock()
+	if s.changes.states == nil {
+		s.changes.states = make(map[string]StateHandler)
 	}
-	e.changes.states[name] = h
+	s.changes.states[name] = h
 }
 
-func (e *Engine) stateHandler(name string) StateHandler {
-	e.changes.statesMu.Lock()
-	defer e.changes.statesMu.Unlock()
-	return e.changes.states[name]
+func (s *Store) stateHandler(name string) StateHandler {
+	s.changes.statesMu.Lock()
+	defer s.changes.statesMu.Unlock()
+	return s.changes.states[name]
 }
 
 // stateNames returns the registered state names, sorted.
-func (e *Engine) stateNames() []string {
-	e.changes.statesMu.Lock()
-	defer e.changes.statesMu.Unlock()
-	names := make([]string, 0, len(e.changes.states))
-	for n := range e.changes.states {
+func (s *Store) stateNames() []string {
+	s.changes.statesMu.Lock()
+	defer s.changes.statesMu.Unlock()
+	names := make([]string, 0, len(s.changes.states))
+	for n := range s.changes.states {
 		names = append(names, n)
 	}
 	for i := 1; i < len(names); i++ {
@@ -161,7 +161,7 @@ func (e *Engine) stateNames() []string {
 }
 
 // RecordState records a change of the state registered as name in this
-// write transaction's batch; it is applied on other engines by the
+// write transaction's batch; it is applied on other stores by the
 // handler registered there. Without a change listener it records nothing.
 func (tx *Tx) RecordState(name string, payload []byte) {
 	tx.record(Change{Kind: ChangeState, Key: name, Raw: string(payload)})
@@ -188,69 +188,69 @@ func (tx *Tx) closeBatch() {
 		return
 	}
 	tx.batch = &ChangeBatch{
-		Seq:       tx.e.changes.seq.Add(1),
+		Seq:       tx.s.changes.seq.Add(1),
 		Time:      tx.Ms,
-		NextToken: tx.e.tokens.next,
+		NextToken: tx.s.tokens.next,
 		Changes:   tx.changes,
 	}
 	tx.changes = nil // the listener owns them now
 }
 
-// Apply applies a batch of changes from another engine (a leader's, or a
+// Apply applies a batch of changes from another store (a leader's, or a
 // log or snapshot being replayed) in one write transaction running at the
-// batch's time: the stored bytes end up exactly as on the engine that
+// batch's time: the stored bytes end up exactly as on the store that
 // recorded them. Listeners of key changes above the core see the changes
 // (WATCH, client tracking), but nothing is served or handed over, no
 // keyspace event is raised, and the batch is not reported to this
-// engine's ChangeListener. A batch that names a database this engine
+// store's ChangeListener. A batch that names a database this store
 // lacks, or state no handler is registered for, is refused whole.
-func (e *Engine) Apply(b *ChangeBatch) error {
-	if err := e.checkBatch(b); err != nil {
+func (s *Store) Apply(b *ChangeBatch) error {
+	if err := s.checkBatch(b); err != nil {
 		return err
 	}
 	var err error
 	functions := false
-	tx := e.txPool.Get().(*Tx)
+	tx := s.Get()
 	tx.applying = true
 	if b.Time != 0 {
 		tx.at = time.UnixMilli(b.Time)
 	}
-	e.do(tx, true, 0, func(tx *Tx) {
+	s.Run(tx, true, 0, func(tx *Tx) {
 		functions, err = tx.applyChanges(b)
 		if err != nil {
 			tx.Rollback()
 		}
 	})
 	if err == nil && functions {
-		e.functionsApplied()
+		s.functionsApplied()
 	}
 	return err
 }
 
 // checkBatch refuses what Apply could not apply whole.
-func (e *Engine) checkBatch(b *ChangeBatch) error {
-	n := e.Databases()
+func (s *Store) checkBatch(b *ChangeBatch) error {
+	n := s.Databases()
 	for i := range b.Changes {
 		c := &b.Changes[i]
 		switch c.Kind {
 		case ChangePut, ChangeDelete, ChangeFlushDB:
 			if c.DB < 0 || c.DB >= n {
-				return fmt.Errorf("engine: change %d: database %d out of range", i, c.DB)
+				return fmt.Errorf("keyspace: change %d: database %d out of range", i, c.DB)
 			}
 			if c.Kind == ChangePut && len(c.Raw) < headerLen {
-				return fmt.Errorf("engine: change %d: stored value too short", i)
+				return fmt.Errorf("keyspace: change %d: stored value too short", i)
 			}
 		case ChangeSwapDB:
 			if c.DB < 0 || c.DB >= n || c.DB2 < 0 || c.DB2 >= n {
-				return fmt.Errorf("engine: change %d: database out of range", i)
+				return fmt.Errorf("keyspace: change %d: database out of range", i)
 			}
 		case ChangeFlushAll, ChangeFunctions:
 		case ChangeState:
-			if e.stateHandler(c.Key) == nil {
-				return fmt.Errorf("engine: change %d: no handler for state %q", i, c.Key)
+			if s.stateHandler(c.Key) == nil {
+				return fmt.Errorf("keyspace: change %d: no handler for state %q", i, c.Key)
 			}
 		default:
-			return fmt.Errorf("engine: change %d: unknown kind %d", i, c.Kind)
+			return fmt.Errorf("keyspace: change %d: unknown kind %d", i, c.Kind)
 		}
 	}
 	return nil
@@ -259,32 +259,32 @@ func (e *Engine) checkBatch(b *ChangeBatch) error {
 // applyChanges is Apply's body; functions reports that it stored the
 // function libraries.
 func (tx *Tx) applyChanges(b *ChangeBatch) (functions bool, err error) {
-	e := tx.e
+	s := tx.s
 	for i := range b.Changes {
 		c := &b.Changes[i]
 		switch c.Kind {
 		case ChangePut:
-			tx.putStored(storeKey(c.DB, StringBytes(c.Key)), c.Raw)
+			tx.putStored(storeKey(c.DB, s2b(c.Key)), c.Raw)
 		case ChangeDelete:
-			tx.remove(storeKey(c.DB, StringBytes(c.Key)), c.DB)
+			tx.remove(storeKey(c.DB, s2b(c.Key)), c.DB)
 		case ChangeFlushDB:
 			tx.FlushDB(c.DB)
 		case ChangeFlushAll:
 			tx.FlushAll()
 		case ChangeSwapDB:
 			if c.DB != c.DB2 {
-				tx.swapDBs(c.DB, c.DB2)
+				tx.SwapDBs(c.DB, c.DB2)
 			}
 		case ChangeFunctions:
 			tx.PutFunctions([]byte(c.Raw))
 			functions = true
 		case ChangeState:
-			if err := e.stateHandler(c.Key).ApplyState(tx, []byte(c.Raw)); err != nil {
-				return false, fmt.Errorf("engine: state %q: %w", c.Key, err)
+			if err := s.stateHandler(c.Key).ApplyState(tx, []byte(c.Raw)); err != nil {
+				return false, fmt.Errorf("keyspace: state %q: %w", c.Key, err)
 			}
 		}
 	}
-	e.tokens.raise(b.NextToken)
+	s.tokens.raise(b.NextToken)
 	return functions, nil
 }
 
@@ -325,7 +325,7 @@ func (tx *Tx) putStored(bkey, raw string) {
 		tx.expiring = append(tx.expiring, expiryEntry{at, bkey})
 	}
 	if raw[0]&^hasToken == byte(TypeHash) {
-		tx.queueFieldExpiry(bkey, decodeValue(raw).Payload, prev)
+		tx.queueFieldExpiry(bkey, DecodeValue(raw).Payload, prev)
 	}
 }
 
@@ -337,23 +337,24 @@ func (tc *tokenCounter) raise(next uint64) {
 	}
 }
 
-// SetFollower switches the engine to follow another's changes (on) or
+// SetFollower switches the store to follow another's changes (on) or
 // back to acting on its own (off). A follower expires nothing by itself:
 // no active expiry (keys and hash fields), no deletion of the expired
-// keys a lookup meets (they read as missing), no lock hand-over on
-// expiry, no lock deadline timers, no release of session locks; its
+// keys a lookup meets (they read as missing), no hand-over on expiry
+// (TxHooks.HandOver); the layer above reads Follower to stop its own
+// (the engine's lock deadline timers and session-lock releases). Its
 // keyspace changes only through Apply and RestoreSnapshot, at the times
 // the batches carry. Its clock is the replication layer's to set
 // (Clock.SetTime on a manual clock, Clock.Resume when it leads).
-func (e *Engine) SetFollower(on bool) { e.changes.follower.Store(on) }
+func (s *Store) SetFollower(on bool) { s.changes.follower.Store(on) }
 
-// Follower reports whether SetFollower switched the engine on.
-func (e *Engine) Follower() bool { return e.changes.follower.Load() }
+// Follower reports whether SetFollower switched the store on.
+func (s *Store) Follower() bool { return s.changes.follower.Load() }
 
 // passive reports whether the transaction must not change anything of its
-// own accord (expire, hand over): it applies changes, or the engine
+// own accord (expire, hand over): it applies changes, or the store
 // follows.
-func (tx *Tx) passive() bool { return tx.applying || tx.e.changes.follower.Load() }
+func (tx *Tx) passive() bool { return tx.applying || tx.s.changes.follower.Load() }
 
 // The binary form of a batch (MarshalBinary), also the record of a
 // snapshot (snapshot.go): integers are uvarints, strings a uvarint length
@@ -364,7 +365,7 @@ func (tx *Tx) passive() bool { return tx.applying || tx.e.changes.follower.Load(
 //	        put: db key raw; delete: db key; flushdb: db; flushall: -;
 //	        swapdb: db db2; functions: raw; state: name raw
 
-var errBadBatch = errors.New("engine: malformed change batch")
+var errBadBatch = errors.New("keyspace: malformed change batch")
 
 // MarshalBinary encodes the batch.
 func (b *ChangeBatch) MarshalBinary() ([]byte, error) {
@@ -512,3 +513,8 @@ func (d *decoder) change() (Change, bool) {
 	}
 	return c, d.err == nil
 }
+
+// Applying reports whether the transaction applies changes recorded
+// elsewhere (Apply, RestoreSnapshot): the layer above must not change
+// keys of its own accord in it (serve a blocked client, hand a lock over).
+func (tx *Tx) Applying() bool { return tx.applying }

@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import "time"
 
@@ -9,24 +9,25 @@ const (
 )
 
 // sweeper removes expired keys in the background (Redis's active expiry).
-// Lookups delete the expired keys they meet (Tx.foundExpired); this
+// Lookups delete the expired keys they meet (Tx.FoundExpired); this
 // reclaims the keys nobody reads again.
-func (e *Engine) sweeper() {
-	defer e.wg.Done()
+func (s *Store) sweeper() {
+	defer s.wg.Done()
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-s.stop:
 			return
 		case <-t.C:
-			if e.activeExpireOff.Load() || e.Follower() {
+			if s.activeExpireOff.Load() || s.Follower() {
 				continue
 			}
-			e.Stats.ExpireCycleRuns.Add(1)
 			start := time.Now()
-			e.Sweep(sweepBudget)
-			e.LatencySample("expire-cycle", time.Since(start).Milliseconds())
+			s.Sweep(sweepBudget)
+			if s.cfg.OnSweep != nil {
+				s.cfg.OnSweep(time.Since(start))
+			}
 		}
 	}
 }
@@ -34,35 +35,38 @@ func (e *Engine) sweeper() {
 // SetActiveExpire turns the background sweeper on or off, as Redis's DEBUG
 // SET-ACTIVE-EXPIRE does: with it off only lookups expire keys, which
 // makes what a command leaves behind independent of timing (tests).
-func (e *Engine) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
+func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
+
+// ActiveExpire reports whether the background sweeper is on.
+func (s *Store) ActiveExpire() bool { return !s.activeExpireOff.Load() }
 
 // expireAfterRead deletes the expired keys a read transaction found and
-// could not delete itself, in a write transaction of its own. Engine.do
+// could not delete itself, in a write transaction of its own. Store.Run
 // runs it before the read command returns, so before its reply is sent:
 // the next command of any client sees them gone, as after Redis's lookup.
-func (e *Engine) expireAfterRead(read *Tx) {
-	tx := e.txPool.Get().(*Tx)
+func (s *Store) expireAfterRead(read *Tx) {
+	tx := s.Get()
 	tx.found = append(tx.found, read.found...)
-	tx.client = read.client // the reader's command deleted them (tracking)
+	tx.up.Inherit(read.up) // the reader's command deleted them (tracking)
 	tx.expiredAnnounced = true
-	e.do(tx, true, read.DB, (*Tx).expireFound)
+	s.Run(tx, true, read.DB, (*Tx).expireFound)
 }
 
-// Sweep deletes expired keys, then expired hash fields (hashttl_sweep.go),
+// Sweep deletes expired keys, then expired hash fields (Hooks.ExpireFields),
 // at most sweepBatch keys or hashes per transaction so that other clients
 // get the lock in between, until none is left or budget has passed
 // (budget <= 0: until none is left). It returns how many keys it deleted.
-func (e *Engine) Sweep(budget time.Duration) int {
-	if e.Follower() {
+func (s *Store) Sweep(budget time.Duration) int {
+	if s.Follower() {
 		return 0 // see SetFollower
 	}
 	start := time.Now()
 	total := 0
 	for {
 		popped, deleted := 0, 0
-		e.Do(true, 0, func(tx *Tx) {
+		s.Do(true, 0, func(tx *Tx) {
 			for popped < sweepBatch {
-				ent, ok := e.expiries.popDue(tx.Ms)
+				ent, ok := s.expiries.popDue(tx.Ms)
 				if !ok {
 					break
 				}
@@ -74,7 +78,7 @@ func (e *Engine) Sweep(budget time.Duration) int {
 				tx.expireKey(ent.bkey)
 				deleted++
 			}
-			popped += tx.expireFieldsDue(sweepBatch - popped)
+			popped += tx.up.ExpireFields(sweepBatch - popped)
 		})
 		total += deleted
 		if popped < sweepBatch || (budget > 0 && time.Since(start) > budget) {

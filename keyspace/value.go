@@ -1,4 +1,4 @@
-package engine
+package keyspace
 
 import (
 	"encoding/binary"
@@ -46,7 +46,7 @@ func (t Type) Name() string {
 //
 // The expiry lives inside the value, with millisecond precision, so the key,
 // its contents and its TTL always change together in one buntdb Set. The
-// sweeper finds what to delete in the engine's own expiry queue
+// sweeper finds what to delete in the store's own expiry queue
 // (expiryqueue.go), not in a buntdb index.
 const (
 	headerLen = 9
@@ -86,7 +86,9 @@ const (
 // hasToken marks, in the type byte, a value that carries a token.
 const hasToken = 0x80
 
-func encodeValue(v Value) string {
+// EncodeValue is v's stored form: the bytes buntdb keeps, and a
+// ChangePut carries.
+func EncodeValue(v Value) string {
 	var sb strings.Builder
 	sb.Grow(headerLen + binary.MaxVarintLen64 + len(v.Payload))
 	var h [headerLen + binary.MaxVarintLen64]byte
@@ -111,13 +113,16 @@ func encodeValue(v Value) string {
 	return sb.String()
 }
 
-func decodeValue(s string) Value {
+// DecodeValue reads a stored form back. Malformed bytes (a damaged file)
+// decode to something, never a panic: a too short value is an empty
+// string.
+func DecodeValue(s string) Value {
 	if len(s) < headerLen {
 		return Value{Type: TypeString}
 	}
 	v := Value{Type: Type(s[0] &^ hasToken), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
 	if s[0]&hasToken != 0 {
-		tok, n := uvarintString(v.Payload)
+		tok, n := UvarintString(v.Payload)
 		v.Token, v.Payload = tok, v.Payload[n:]
 	}
 	switch v.Type {
@@ -134,13 +139,13 @@ func tokenOf(s string) uint64 {
 	if len(s) <= headerLen || s[0]&hasToken == 0 {
 		return 0
 	}
-	tok, _ := uvarintString(s[headerLen:])
+	tok, _ := UvarintString(s[headerLen:])
 	return tok
 }
 
-// uvarintString is binary.Uvarint on a string: the value and its length
+// UvarintString is binary.Uvarint on a string: the value and its length
 // (0, 0 when malformed).
-func uvarintString(s string) (uint64, int) {
+func UvarintString(s string) (uint64, int) {
 	var x uint64
 	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
 		b := s[i]
@@ -164,3 +169,7 @@ func expireAtOf(s string) int64 {
 	}
 	return int64(exp)
 }
+
+// StoredExpiry is the expiry (unix ms, 0: none) of stored bytes as
+// Tx.Stored returns them.
+func StoredExpiry(raw string) int64 { return expireAtOf(raw) }
