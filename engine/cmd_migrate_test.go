@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -11,68 +10,9 @@ import (
 	"time"
 )
 
-// The last Redis 7.0 commands: MODULE, replication, LOLWUT, MIGRATE.
-// compat_test/diff_rest_test.go compares them with redis-server; these
-// tests cover what the comparison cannot: lockredis's own refusals and
-// MIGRATE's work outside the keyspace lock.
-
-func TestModuleCommands(t *testing.T) {
-	te := newTestEngine(t)
-	te.run([]step{
-		{cmd("MODULE", "LIST"), "[]"},
-		{cmd("MODULE", "LOAD", "/x.so"), `(error) ERR MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`},
-		{cmd("MODULE", "UNLOAD", "x"), `(error) ERR MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`},
-		{cmd("CONFIG", "GET", "enable-module-command"), `["enable-module-command" "no"]`},
-	})
-
-	e, err := New(Config{Params: map[string]string{"enable-module-command": "yes"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	te = wrapTestEngine(t, e)
-	te.run([]step{
-		{cmd("MODULE", "LOAD", "/x.so"), "(error) ERR Error loading the extension. Please check the server logs."},
-		{cmd("MODULE", "LOADEX", "/x.so", "CONFIG", "a"), "(error) ERR Error loading the extension. Please check the server logs."},
-		{cmd("MODULE", "UNLOAD", "x"), "(error) ERR Error unloading module: no such module with that name"},
-		{cmd("DEBUG", "SLEEP", "0"), `(error) ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`},
-	})
-}
-
-// TestReplicationRefusals: where Redis would start replicating, or send no
-// reply at all, lockredis answers an error at once.
-func TestReplicationRefusals(t *testing.T) {
-	te := newTestEngine(t)
-	te.run([]step{
-		{cmd("REPLICAOF", "NO", "ONE"), "OK"},
-		{cmd("SLAVEOF", "no", "one"), "OK"},
-		{cmd("REPLICAOF", "127.0.0.1", "6379"), "(error) ERR lockredis has no replication: it cannot become a replica (only REPLICAOF NO ONE is accepted)"},
-		{cmd("REPLICAOF", "127.0.0.1", "65536"), "(error) ERR Invalid master port"},
-		{cmd("SYNC"), "(error) ERR lockredis has no replication: SYNC and PSYNC are not supported"},
-		{cmd("PSYNC", "?", "-1"), "(error) ERR lockredis has no replication: SYNC and PSYNC are not supported"},
-		{cmd("PSYNC", "?", "x"), "(error) ERR value is not an integer or out of range"},
-		{cmd("PSYNC", "id", "1", "FAILOVER"), "(error) ERR PSYNC FAILOVER can't be sent to a master."},
-		{cmd("REPLCONF", "ACK", "1"), "(error) ERR lockredis has no replication: REPLCONF ACK and GETACK are for replication links only"},
-		{cmd("REPLCONF", "capa", "eof", "GETACK", "*"), "(error) ERR lockredis has no replication: REPLCONF ACK and GETACK are for replication links only"},
-		{cmd("REPLCONF", "listening-port", "6380", "capa", "psync2"), "OK"},
-		{cmd("FAILOVER"), "(error) ERR FAILOVER requires connected replicas."},
-		{cmd("ROLE"), `["master" (integer) 0 []]`},
-	})
-}
-
-func TestLolwut(t *testing.T) {
-	te := newTestEngine(t)
-	own := fmt.Sprintf("%q", "Redis ver. "+Version+"\n")
-	te.run([]step{
-		{cmd("LOLWUT"), own},
-		{cmd("LOLWUT", "VERSION", "7", "x"), own},
-		{cmd("LOLWUT", "VERSION", "-1"), own},
-		{cmd("LOLWUT", "VERSION", "5"), fmt.Sprintf("%q", "\nGeorg Nees - schotter, plotter on paper, 1968. Redis ver. "+Version+"\n")},
-		{cmd("LOLWUT", "VERSION", "4294967301", "1", "2", "3", "x"), fmt.Sprintf("%q", "\nGeorg Nees - schotter, plotter on paper, 1968. Redis ver. "+Version+"\n")},
-		{cmd("LOLWUT", "VERSION", "6", "1", "2"), fmt.Sprintf("%q", "\nDedicated to the 8 bit game developers of past and present.\nOriginal 8 bit image from Plaguemon by hikikomori. Redis ver. "+Version+"\n")},
-		{cmd("LOLWUT", "VERSION", "6", "1", "x"), "(error) ERR value is not an integer or out of range"},
-		{cmd("LOLWUT", "VERSION", "x"), "(error) ERR value is not an integer or out of range"},
-	})
-}
+// MIGRATE: compat_test/diff_migrate_test.go compares it with redis-server;
+// these tests cover what the comparison cannot: MIGRATE's work outside the
+// keyspace lock, against a fake target.
 
 // fakeTarget is a MIGRATE target that records the commands it receives and
 // answers each with the next of its replies, after release (when set)

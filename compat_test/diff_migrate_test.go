@@ -10,93 +10,8 @@ import (
 	"github.com/lockredis/lockredis"
 )
 
-// The last commands of Redis 7.0: MODULE (no modules), REPLICAOF, SLAVEOF,
-// FAILOVER, SYNC, PSYNC, REPLCONF (no replication), RESTORE-ASKING,
-// MIGRATE and LOLWUT. SYNC, PSYNC, REPLCONF ACK/GETACK and REPLICAOF
-// host port are where lockredis refuses what Redis would do (start
-// replicating, or answer nothing): only their argument errors are
-// compared here; their refusals are checked in engine/cmd_replication_test.go.
-
-func TestDiffRestModule(t *testing.T) {
-	runDiffCases(t, []diffCase{
-		{name: "list help", steps: steps("MODULE LIST", "MODULE HELP", "module list", "MODULE help")},
-		{name: "protected", steps: steps("MODULE LOAD /nonexistent.so", "MODULE LOAD /x a b",
-			"MODULE LOADEX /x CONFIG a b ARGS c", "MODULE LOADEX /x foo", "MODULE UNLOAD x")},
-		{name: "errors", steps: steps("MODULE", "MODULE FOO", "MODULE LIST x", "MODULE HELP x",
-			"MODULE LOAD", "MODULE LOADEX", "MODULE UNLOAD", "MODULE UNLOAD a b")},
-		{name: "multi", steps: steps("MULTI", "MODULE LIST", "MODULE LOAD /x", "EXEC",
-			"MULTI", "MODULE LIST", "MODULE HELP", "EXEC")},
-		{name: "eval", steps: steps(`EVAL "return redis.call('module','list')" 0`,
-			`EVAL "return redis.call('module','load','/x')" 0`)},
-	})
-}
-
-// TestDiffRestModuleEnabled: with enable-module-command yes, LOAD fails
-// as a load of a missing library fails in Redis, UNLOAD finds nothing.
-func TestDiffRestModuleEnabled(t *testing.T) {
-	p := &diffPair{}
-	p.owner = t
-	p.supported = map[string]bool{}
-	p.redisAddr = startRedis(t, "--enable-module-command", "yes")
-	p.redisCtl = p.admin(t, p.redisAddr)
-	p.lockOpts = lockredis.Options{Params: map[string]string{"enable-module-command": "yes"}}
-	p.startLock(t)
-	runDiffCasesOn(t, p, []diffCase{
-		{name: "load", steps: steps("CONFIG GET enable-module-command",
-			"MODULE LOAD /nonexistent.so", "MODULE LOAD /x a b",
-			"MODULE LOADEX /x", "MODULE LOADEX /x CONFIG a b ARGS c", "MODULE LOADEX /x CONFIG a",
-			"MODULE LOADEX /x foo", "MODULE UNLOAD x", "MODULE LIST",
-			"CONFIG SET enable-module-command no")},
-		{name: "multi eval", steps: steps("MULTI", "MODULE LOAD /x", "MODULE UNLOAD x", "EXEC",
-			`EVAL "return redis.call('module','unload','x')" 0`)},
-	})
-}
-
-func TestDiffRestReplication(t *testing.T) {
-	runDiffCases(t, []diffCase{
-		{name: "replicaof no one", steps: steps("REPLICAOF NO ONE", "SLAVEOF no one", "replicaof No One", "ROLE")},
-		{name: "replicaof errors", steps: steps("REPLICAOF", "REPLICAOF a", "REPLICAOF a b c",
-			"REPLICAOF no two", "REPLICAOF h 65536", "REPLICAOF h -1", "SLAVEOF h x", "REPLICAOF no 1x")},
-		{name: "failover", steps: steps("FAILOVER", "FAILOVER ABORT", "failover abort",
-			"FAILOVER TO h 1", "FAILOVER TIMEOUT 5", "FAILOVER FORCE", "FAILOVER TO h 1 FORCE TIMEOUT 10",
-			"FAILOVER TIMEOUT 5 TO h 6379")},
-		{name: "failover errors", steps: steps("FAILOVER TO", "FAILOVER TO h", "FAILOVER TO h x",
-			"FAILOVER TIMEOUT", "FAILOVER TIMEOUT -1", "FAILOVER TIMEOUT 0", "FAILOVER TIMEOUT x",
-			"FAILOVER FORCE FORCE", "FAILOVER TIMEOUT 5 TIMEOUT 5", "FAILOVER TO h 1 TO h 2",
-			"FAILOVER ABORT TIMEOUT 1", "FAILOVER ABORT ABORT", "FAILOVER foo",
-			"FAILOVER TIMEOUT x TO h y", "FAILOVER TO h y TIMEOUT x")},
-		{name: "sync errors", steps: steps("SYNC x", "PSYNC", "PSYNC a", "PSYNC a b",
-			"PSYNC a 1 failover", "PSYNC a x FAILOVER", "PSYNC a x extra")},
-		{name: "replconf", steps: steps("REPLCONF", "REPLCONF listening-port 6380",
-			"REPLCONF ip-address 10.0.0.1", "REPLCONF capa eof capa psync2", "REPLCONF capa other",
-			"REPLCONF rdb-only 1", "REPLCONF rdb-only 0", `REPLCONF rdb-filter-only functions`,
-			`REPLCONF rdb-filter-only ""`, "REPLCONF listening-port 1 ip-address h capa eof")},
-		{name: "replconf errors", steps: steps("REPLCONF a", "REPLCONF a b c", "REPLCONF foo bar",
-			"REPLCONF listening-port x", "REPLCONF rdb-only x", "REPLCONF rdb-only 2",
-			"REPLCONF rdb-only -1", `REPLCONF rdb-filter-only "functions x"`,
-			`REPLCONF rdb-filter-only "'a"`, "REPLCONF capa eof foo bar",
-			args("REPLCONF", "ip-address", strings.Repeat("h", 256)),
-			args("REPLCONF", "ip-address", strings.Repeat("h", 255)))},
-		{name: "multi", steps: steps("MULTI", "REPLICAOF NO ONE", "FAILOVER", "REPLCONF capa eof",
-			"REPLCONF foo bar", "EXEC", "MULTI", "SYNC", "PSYNC a 1", "EXEC")},
-		{name: "eval", steps: steps(`EVAL "return redis.call('replicaof','no','one')" 0`,
-			`EVAL "return redis.call('failover')" 0`, `EVAL "return redis.call('sync')" 0`,
-			`EVAL "return redis.call('replconf','capa','eof')" 0`)},
-	})
-}
-
-func TestDiffRestLolwut(t *testing.T) {
-	runDiffCases(t, []diffCase{
-		{name: "own version", steps: steps("LOLWUT", "lolwut 10 20 30", "LOLWUT VERSION 7",
-			"LOLWUT VERSION 4", "LOLWUT VERSION 7 x y", "LOLWUT VERSION", "LOLWUT version -1",
-			"LOLWUT VERSION 4294967297", "LOLWUT foo")},
-		{name: "errors", steps: steps("LOLWUT VERSION x", "LOLWUT VERSION 5 x", "LOLWUT VERSION 5 1 x",
-			"LOLWUT VERSION 5 1 2 x", "LOLWUT VERSION 6 x", "LOLWUT VERSION 6 1 x",
-			"LOLWUT VERSION 4294967301 x", "LOLWUT VERSION 4294967302 1 x")},
-		{name: "multi eval", steps: steps("MULTI", "LOLWUT", "LOLWUT VERSION 5 x", "EXEC",
-			`EVAL "return redis.call('lolwut')" 0`, `EVAL "return redis.call('lolwut','version','6','x')" 0`)},
-	})
-}
+// MIGRATE, between redis-server and lockredis both ways (its cluster-mode
+// RESTORE-ASKING is in diff_cluster_test.go).
 
 // DUMP payloads of the strings "v" and "w" (Redis 7.0, RDB version 10).
 const (
@@ -104,23 +19,9 @@ const (
 	dumpW = "\x00\x01w\n\x00/0\x8e|0i\x98:"
 )
 
-func TestDiffRestRestoreAsking(t *testing.T) {
-	runDiffCases(t, []diffCase{
-		{name: "restore-asking", steps: steps("SET k v", "PEXPIRE k 100000", "RPUSH l a b",
-			"DUMP k", args("RESTORE-ASKING", "k2", "0", dumpV),
-			"GET k2", "RESTORE-ASKING k2 0 x", "RESTORE-ASKING k2 0 x REPLACE", "RESTORE-ASKING k2 -1 x REPLACE",
-			"RESTORE-ASKING k2 0 x FOO", "RESTORE-ASKING k2", "RESTORE-ASKING k2 0",
-			args("RESTORE-ASKING", "k2", "5000", dumpW, "REPLACE"),
-			"GET k2", within(200, "PTTL k2"), "SET s 1", "RESTORE-ASKING s x x")},
-		{name: "multi eval", steps: steps("MULTI",
-			args("RESTORE-ASKING", "k", "0", dumpV), "EXEC", "GET k",
-			`EVAL "return redis.call('restore-asking',KEYS[1],'0',ARGV[1])" 1 k2 x`)},
-	})
-}
-
-// TestDiffRestMigrateLocal: MIGRATE's replies that need no target: the
+// TestDiffMigrateLocal: MIGRATE's replies that need no target: the
 // argument errors, NOKEY, and a target that refuses the connection.
-func TestDiffRestMigrateLocal(t *testing.T) {
+func TestDiffMigrateLocal(t *testing.T) {
 	closed := closedPort(t)
 	runDiffCases(t, []diffCase{
 		{name: "errors", steps: steps("MIGRATE", "MIGRATE h p k 0", "MIGRATE h p k 0 1000 FOO",
@@ -200,11 +101,11 @@ var migrateScenario = []migrateStep{
 	dst("ACL DELUSER mig"),
 }
 
-// TestDiffRestMigrate runs migrateScenario from every kind of source to
+// TestDiffMigrate runs migrateScenario from every kind of source to
 // every kind of target, in RESP2 and RESP3: lockredis to redis-server, to
 // another lockredis, and redis-server to lockredis must give the
 // transcript redis-server to redis-server gives.
-func TestDiffRestMigrate(t *testing.T) {
+func TestDiffMigrate(t *testing.T) {
 	redisSrc, redisDst := startRedis(t), startRedis(t)
 	lockSrc, lockDst := startLockredis(t), startLockredis(t)
 	for _, proto := range []int{2, 3} {
@@ -292,20 +193,5 @@ func TestDiffNotifyMigrate(t *testing.T) {
 		{name: "migrate multi eval", cmds: []any{
 			"SET m 1", "SET e 1", "MULTI", "SET x 1", "MIGRATE " + hp + " m 5 1000 REPLACE", "EXEC",
 			`EVAL "return redis.call('migrate',ARGV[1],ARGV[2],KEYS[1],'5','1000','REPLACE')" 1 e ` + hp}},
-	})
-}
-
-// TestDiffRestCluster: in cluster mode REPLICAOF and FAILOVER refuse, and
-// MIGRATE sends RESTORE-ASKING (to a standalone redis-server here; REPLACE
-// lets both servers' runs succeed) with its keys in one slot.
-func TestDiffRestCluster(t *testing.T) {
-	target := startRedis(t)
-	hp := strings.Replace(target, ":", " ", 1)
-	runDiffCasesOn(t, newClusterDiffPair(t), []diffCase{
-		{name: "replication", steps: steps("REPLICAOF NO ONE", "REPLICAOF h 1", "SLAVEOF no one",
-			"FAILOVER", "FAILOVER ABORT", "FAILOVER TIMEOUT x")},
-		{name: "migrate", steps: steps("SET {t}a 1", "SET {t}b 2", "MIGRATE "+hp+" {t}a 0 1000 REPLACE", "EXISTS {t}a",
-			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS {t}b {t}c", "EXISTS {t}b", "SET a 1", "SET b 1",
-			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS a b", "MIGRATE "+hp+" '' 0 1000 REPLACE KEYS nokey1 nokey2")},
 	})
 }
