@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/lockredis/lockredis/keyspace"
@@ -9,6 +10,13 @@ import (
 // Server commands: INFO (info.go), CONFIG (config.go), COMMAND
 // (command.go), CLIENT (client.go), and here the small ones: DBSIZE,
 // FLUSHDB, FLUSHALL, TIME, WAIT, WAITAOF, LASTSAVE, SAVE, BGSAVE.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNotPositive       = errors.New("ERR value is out of range, must be positive")
+	errWaitAOFLocalRange = errors.New("ERR value is out of range, value must between 0 and 1")
+	errWaitAOFNoAOF      = errors.New("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+)
 
 func serverCommands() []*Command {
 	cmds := []*Command{

@@ -13,6 +13,12 @@ package engine
 // skip, and a shutdown never waits, so ABORT always finds none in
 // progress.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNoShutdown     = replyError("ERR No shutdown in progress.")
+	errShutdownFailed = replyError("ERR Errors trying to SHUTDOWN. Check logs.")
+)
+
 // ShutdownFlags are SHUTDOWN's options, passed to Config.Shutdown.
 type ShutdownFlags struct {
 	NoSave, Save, Now, Force bool

@@ -1,8 +1,20 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"time"
+)
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errMonitorKeyspace  = replyError("ERR Replica can't interact with the keyspace")
+	errNotInMulti       = errors.New("ERR Command not allowed inside a transaction")
+	errScriptNotAllowed = errors.New("ERR This Redis command is not allowed from script")
+	// A script's redis.call is refused with texts of its own (scriptCall).
+	errScriptUnknownCommand    = errors.New("ERR Unknown Redis command called from script")
+	errScriptWriteFromReadOnly = errors.New("ERR Write commands are not allowed from read-only scripts.")
+	errScriptWrongArity        = errors.New("ERR Wrong number of args calling Redis command from script")
 )
 
 // Dispatch is the one door every command passes, from a socket (resp/),

@@ -12,10 +12,6 @@ type functionsState struct {
 	count atomic.Pointer[func() FunctionCounts]
 }
 
-// errBusyFunction is Redis's shared.slowscripterr: the busy script is a
-// function.
-var errBusyFunction = replyError("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
-
 // FunctionCounts are INFO memory's figures about functions.
 type FunctionCounts struct {
 	Libraries int   // number_of_libraries

@@ -29,6 +29,15 @@ import (
 // its first write (scriptVerifyOOM, scriptVerifyWriteCommandAllow): once it
 // wrote, it cannot be failed halfway.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	// errBusyFunction is Redis's shared.slowscripterr: the busy script is a
+	// function.
+	errBusyFunction = replyError("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
+	errBusyScript   = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+	errOOM          = replyError("OOM command not allowed when used memory > 'maxmemory'.")
+)
+
 // Defaults of the script limits.
 const (
 	DefaultBusyThreshold   = 5 * time.Second  // lua-time-limit, busy-reply-threshold

@@ -1,5 +1,7 @@
 package engine
 
+import "errors"
+
 // SWAPDB index1 index2 swaps the contents of two databases in one
 // exclusive transaction (the keys move in keyspace/swap.go).
 //
@@ -9,6 +11,14 @@ package engine
 // served if the key now holds data they wait for, and values keep their
 // expiry and fencing token. Keys whose time has passed move too, as
 // Redis moves its dictionaries whole.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errDBIndexRange    = replyError("ERR DB index is out of range")
+	errSwapDBFirst     = replyError("ERR invalid first DB index")
+	errSwapDBInCluster = errors.New("ERR SWAPDB is not allowed in cluster mode")
+	errSwapDBSecond    = replyError("ERR invalid second DB index")
+)
 
 func cmdSwapDB(c *Call) {
 	if c.E.cluster.enabled {
