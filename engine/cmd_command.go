@@ -6,7 +6,7 @@ import (
 )
 
 // COMMAND and its subcommands, read from the command specs
-// (commands.json): what COMMAND INFO and COMMAND DOCS print is Redis 7.0's
+// (the spec files): what COMMAND INFO and COMMAND DOCS print is Redis 7.0's
 // own data, but for the summaries, which are ours.
 
 // Error replies of this file's commands (errors.go has the shared ones).
