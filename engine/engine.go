@@ -105,6 +105,8 @@ type Stats struct {
 	PubsubMessages  atomic.Int64
 	ProtocolErrors  atomic.Int64
 	ExpireCycleRuns atomic.Int64
+
+	aofFsync histogram // how long the AOF's fsyncs took (StatsSnapshot)
 }
 
 // Engine is one server's command layer over its keyspace. Many engines can
@@ -161,8 +163,26 @@ type Engine struct {
 	forcedErr atomic.Pointer[string]
 }
 
-// New opens the keyspace and starts the expiry sweeper.
+// New opens the keyspace, loads it and starts the expiry sweeper: Open
+// and Load in one call.
 func New(cfg Config) (*Engine, error) {
+	e, err := Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Load(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Open makes an engine whose keyspace is not loaded yet: the settings are
+// checked, the restart fence decided and the commands registered, so a
+// server can accept clients while Load reads a large file; until Load
+// returns they get LOADING for every command Redis refuses while loading
+// (dispatch.go, guards.go). Close releases the engine, loaded or not.
+func Open(cfg Config) (*Engine, error) {
 	if cfg.Databases == 0 {
 		cfg.Databases = 16
 	}
@@ -197,7 +217,10 @@ func New(cfg Config) (*Engine, error) {
 			e.Stats.ExpireCycleRuns.Add(1)
 			e.LatencySample("expire-cycle", d.Milliseconds())
 		},
-		OnFsync: e.latencyFsync, // cmd_latency.go
+		OnFsync: func(policy string, d time.Duration) {
+			e.latencyFsync(policy, d) // cmd_latency.go
+			e.Stats.aofFsync.add(d)   // statsnapshot.go
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -207,12 +230,17 @@ func New(cfg Config) (*Engine, error) {
 	cfg.Databases, cfg.AppendFsync, cfg.AppendFilename = kc.Databases, kc.AppendFsync, kc.AppendFilename
 	e.cfg, e.ks = cfg, ks
 	if err := e.init(cfg, netInit); err != nil {
-		ks.Discard()
+		ks.Close() // not loaded: writes no clean-stop marker
 		return nil, err
 	}
-	ks.Start()
 	return e, nil
 }
+
+// Load reads the keyspace (the append-only file, or Config.Restore),
+// logging its progress and showing it in INFO persistence, then starts
+// persistence and the expiry sweeper (keyspace.Store.Load). It runs once,
+// after Open; after an error the engine must be closed.
+func (e *Engine) Load() error { return e.ks.Load() }
 
 // init sets up the command layer's parts once the keyspace is open.
 func (e *Engine) init(cfg Config, netInit netSettings) error {

@@ -224,6 +224,8 @@ func (e *Engine) SetScriptBusy(on bool) {
 // transaction (luasvc).
 func (e *Engine) ScriptStarted() { e.guards.scriptsRunning.Add(1) }
 
+// ScriptEnded is ScriptStarted's other half: the commands waitForScript
+// held back while the script ran go on.
 func (e *Engine) ScriptEnded() {
 	e.guards.scriptsRunning.Add(-1)
 	e.guards.wakeGate()
@@ -412,6 +414,8 @@ func (r *Recorder) ReplyMark() uint64 {
 	return uint64(len(r.Replies))
 }
 
+// RetractReply drops the replies recorded since mark; false when it
+// cannot (mark is inside an aggregate, or from another point).
 func (r *Recorder) RetractReply(mark uint64) bool {
 	if mark>>63 != 0 || len(r.stack) > 0 || mark > uint64(len(r.Replies)) {
 		return false
@@ -425,4 +429,21 @@ func (r *Recorder) RetractReply(mark uint64) bool {
 // that declares writes without allow-oom.
 func (e *Engine) PreCommandOOM(s *Session) bool {
 	return s.preOOM && e.guards.maxMemory.Load() > 0
+}
+
+// errLoading is Redis's shared.loadingerr.
+var errLoading = replyError("LOADING Redis is loading the dataset in memory")
+
+// loadingRefusal is Redis's LOADING refusal: while Load runs, a command
+// without the loading flag is refused, and so is one that needs the
+// keyspace (Redis also lets WATCH, EXEC and DEBUG through; here they would
+// need the keyspace that is not there yet).
+func (e *Engine) loadingRefusal(cmd *Command) error {
+	if !e.ks.IsLoading() {
+		return nil
+	}
+	if cmd.Flags.Has(FlagLoading) && cmd.Flags.Has(FlagNoKeyspace) {
+		return nil
+	}
+	return errLoading
 }

@@ -15,8 +15,17 @@ type (
 	StringEnc = keyspace.StringEnc
 	Clock     = keyspace.Clock
 	Snapshot  = keyspace.Snapshot
+
+	// PersistInfo is the append-only file's state (INFO persistence).
+	PersistInfo = keyspace.PersistInfo
+	// LoadingInfo is a load's progress, as INFO persistence's loading_*
+	// fields show it (keyspace/loading.go).
+	LoadingInfo = keyspace.LoadingInfo
 )
 
+// The keyspace core's constants: the types of a value and the encoding
+// hints of a string, the appendfsync policies, the restart fence's state
+// file and its default cap.
 const (
 	TypeString = keyspace.TypeString
 	TypeHash   = keyspace.TypeHash
@@ -55,7 +64,20 @@ func (e *Engine) SetActiveExpire(on bool) { e.ks.SetActiveExpire(on) }
 func (e *Engine) Sweep(budget time.Duration) int { return e.ks.Sweep(budget) }
 
 // Persistence reports the state of the append-only file.
-func (e *Engine) Persistence() keyspace.PersistInfo { return e.ks.Persistence() }
+func (e *Engine) Persistence() PersistInfo { return e.ks.Persistence() }
+
+// Loading reports Load's progress (keyspace/loading.go).
+func (e *Engine) Loading() LoadingInfo { return e.ks.Loading() }
+
+// Loaded reports whether Load has finished successfully: the keyspace is
+// there and commands run.
+func (e *Engine) Loaded() bool { return e.ks.Loaded() }
+
+// AfterLoad runs fn once the keyspace is loaded, before commands that
+// need it are let through (luasvc reads the stored functions): at the end
+// of Load, or at once when it already ran. Call it before Load starts or
+// after it returned, not while it runs.
+func (e *Engine) AfterLoad(fn func()) { e.ks.AfterLoad(fn) }
 
 // RewriteAOF starts a background rewrite of the append-only file.
 func (e *Engine) RewriteAOF() error { return e.ks.RewriteAOF() }

@@ -63,6 +63,7 @@ func (tx *Tx) Swapping(a, b int) {
 	}
 }
 
+// Swapped is the hook after SWAPDB's move: see Swapping.
 func (tx *Tx) Swapped(a, b int) {
 	if tx.Applying() {
 		return

@@ -357,10 +357,7 @@ func TestStateAndSnapshot(t *testing.T) {
 // snapshot that restores leaves the counters kept beside the keyspace in
 // step with it (a second engine restoring the same bytes agrees).
 func FuzzRestoreSnapshot(f *testing.F) {
-	e, err := Open(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-	if err != nil {
-		f.Fatal(err)
-	}
+	e := openLoaded(f)
 	defer e.Close()
 	e.Do(true, 0, func(tx *Tx) {
 		tx.Put([]byte("k"), Value{Type: TypeString, Payload: "v", ExpireAt: 1700000001000})
@@ -373,10 +370,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, p []byte) {
-		a, err := Open(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := openLoaded(t)
 		defer a.Close()
 		if a.RestoreSnapshot(bytes.NewReader(p)) != nil {
 			return
@@ -385,10 +379,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 		if err := a.WriteSnapshot(&again); err != nil {
 			t.Fatal(err)
 		}
-		b, err := Open(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := openLoaded(t)
 		defer b.Close()
 		if err := b.RestoreSnapshot(bytes.NewReader(again.Bytes())); err != nil {
 			t.Fatalf("a snapshot written after a restore does not restore: %v", err)

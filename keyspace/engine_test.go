@@ -213,6 +213,11 @@ func TestFenceAtStart(t *testing.T) {
 		{name: "clean", state: "marker clean\nmax-ttl-ms 10000\n", want: 0},
 		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: engine.Config{RestartFence: "3s"}, want: 0},
 		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: engine.Config{AppendOnly: true}, aof: true, want: 0},
+		{name: "clean during a fence", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", want: 4 * time.Second},
+		{name: "clean during a fence, AOF", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\nappendfsync always\n",
+			cfg: engine.Config{AppendOnly: true}, aof: true, want: 4 * time.Second},
+		{name: "clean during a fence, capped", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{MaxLockTTL: 2 * time.Second}, want: 2 * time.Second},
+		{name: "clean during a fence, off", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{RestartFence: "off"}, want: 0},
 		{name: "crash, AOF fsynced always", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
 			cfg: engine.Config{AppendOnly: true}, aof: true, want: 0},
 		{name: "crash, AOF everysec, another boot", state: "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id other\n",
@@ -346,6 +351,76 @@ func TestFenceDirInUse(t *testing.T) {
 	te.run([]step{{cmd("SET", "k", "v", "PX", "100000"), "OK"}})
 	if st := readStateFile(t, dir); st.MaxTTLms != 0 {
 		t.Fatalf("the second server wrote the first one's state: %+v", st)
+	}
+}
+
+// A clean stop during the fence (a restart right after a crash, for an
+// upgrade) writes what is left of it, and the next start goes on with it:
+// the locks it guards may still be held.
+func TestFenceSurvivesCleanStop(t *testing.T) {
+	dir := t.TempDir()
+	writeState(t, dir, "marker running\nmax-ttl-ms 30000\n")
+	e, err := engine.New(engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RestartFenceRemaining() <= 20*time.Second {
+		t.Fatalf("fence %s after a crash", e.RestartFenceRemaining())
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := readStateFile(t, dir); st.Marker != keyspace.MarkerClean || st.FenceLeftMs <= 20000 || st.FenceLeftMs > 30001 {
+		t.Fatalf("state after a clean stop during the fence: %+v", st)
+	}
+	e, err = engine.New(engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := e.RestartFenceRemaining(); left <= 20*time.Second || left > 30*time.Second {
+		t.Fatalf("fence %s after the clean restart", left)
+	}
+	// Once the fence is over, a clean stop leaves none.
+	e.Keyspace().EndRestartFence()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := readStateFile(t, dir); st.Marker != keyspace.MarkerClean || st.FenceLeftMs != 0 {
+		t.Fatalf("state after a clean stop past the fence: %+v", st)
+	}
+}
+
+// TestCloseBeforeLoadKeepsRunningMarker: an engine closed before its load
+// finished (a failed start) must not write the clean-stop marker: a fence
+// the last run's crash called for is still owed at the next start.
+func TestCloseBeforeLoadKeepsRunningMarker(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, keyspace.StateFileName)
+	crashed := "marker running\nmax-ttl-ms 30000\ntokens-reserved 0\n"
+	if err := os.WriteFile(state, []byte(crashed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RestartFenceRemaining() <= 0 {
+		t.Fatal("no fence after a crash")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := keyspace.ReadState(state)
+	if err != nil || st.Marker != keyspace.MarkerRunning {
+		t.Fatalf("state after a start that did not load: %+v, %v", st, err)
+	}
+	e, err = engine.New(engine.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.RestartFenceRemaining() <= 0 {
+		t.Fatal("the fence was lost by a start that did not load")
 	}
 }
 

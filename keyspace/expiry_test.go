@@ -5,15 +5,28 @@ import (
 	"time"
 )
 
-// openStore is a store on a manual clock at 1700000000 s, without its
-// goroutines (no sweeper: only lookups expire keys).
+// openStore is a loaded in-memory store on a manual clock at 1700000000
+// s, with the sweeper off: only lookups expire keys.
 func openStore(t *testing.T) *Store {
 	t.Helper()
+	s := openLoaded(t)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openLoaded opens and loads an in-memory store on a manual clock at
+// 1700000000 s and turns its sweeper off; the caller closes it.
+func openLoaded(tb testing.TB) *Store {
+	tb.Helper()
 	s, err := Open(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	if err := s.Load(); err != nil {
+		s.Close()
+		tb.Fatal(err)
+	}
+	s.SetActiveExpire(false)
 	return s
 }
 

@@ -55,8 +55,9 @@ func (s *Store) EndRestartFence() { s.fence.until = time.Now() }
 
 // FenceState is the state file's content.
 type FenceState struct {
-	Marker   string
-	MaxTTLms int64
+	Marker      string
+	MaxTTLms    int64
+	FenceLeftMs int64
 }
 
 const (
@@ -66,7 +67,7 @@ const (
 
 func ReadState(path string) (FenceState, error) {
 	st, err := readState(path)
-	return FenceState{Marker: st.marker, MaxTTLms: st.maxTTLms}, err
+	return FenceState{Marker: st.marker, MaxTTLms: st.maxTTLms, FenceLeftMs: st.fenceLeftMs}, err
 }
 
 func BootID() string { return bootID() }

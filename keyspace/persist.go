@@ -66,8 +66,9 @@ type persister struct {
 	syncing bool   // a waiter is fsyncing for the others (waitDurable)
 	stopped bool   // Close ran: waiters are released
 
-	syncedSize int64        // file size at the last fsync (everysec), under fdMu
-	fsyncs     atomic.Int64 // successful fsyncs, for tests and INFO
+	syncedSize  int64        // file size at the last fsync (everysec), under fdMu
+	fsyncs      atomic.Int64 // successful fsyncs, for tests and INFO
+	fsyncErrors atomic.Int64 // failed fsyncs (Stats)
 
 	lastSave      atomic.Int64 // unix seconds of the last fsync or rewrite
 	baseSize      atomic.Int64 // file size after load or the last rewrite
@@ -263,9 +264,11 @@ func (p *persister) fsync() error {
 	start := time.Now()
 	err := f.Sync()
 	if p.s.cfg.OnFsync != nil {
-		p.s.cfg.OnFsync(p.policy, time.Since(start)) // LATENCY, above
+		// LATENCY and Stats' fsync histogram, above; failed ones too.
+		p.s.cfg.OnFsync(p.policy, time.Since(start))
 	}
 	if err != nil {
+		p.fsyncErrors.Add(1)
 		p.setFsyncErr(err)
 		p.s.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
 		return err
@@ -487,6 +490,7 @@ type PersistInfo struct {
 	LastErrno         int    // errno of the last write or fsync error
 	Misconf           string // the MISCONF reply writes get now, "" when none
 	LastSave          int64  // unix seconds
+	FsyncErrors       int64  // failed fsyncs since the start
 }
 
 // Persistence reports the state of the append-only file.
@@ -502,7 +506,7 @@ func (s *Store) Persistence() PersistInfo {
 		RewriteInProgress: p.rewriting.Load(), Rewrites: p.rewrites.Load(),
 		RewriteFailed: p.rewriteFailed.Load(), CurrentSize: size, BaseSize: p.baseSize.Load(),
 		LastWriteErr: werr, LastFsyncErr: ferr, LastSave: p.lastSave.Load(),
-		LastErrno: p.lastErrnoOf(), Misconf: s.DiskError(),
+		LastErrno: p.lastErrnoOf(), Misconf: s.DiskError(), FsyncErrors: p.fsyncErrors.Load(),
 	}
 }
 

@@ -85,9 +85,14 @@ func TestCheckAOFCorruptMiddleRefuses(t *testing.T) {
 			if b, _ := os.ReadFile(path); string(b) != tc.body {
 				t.Fatal("the file was changed")
 			}
-			if _, err := Open(Config{Path: path}); err == nil {
-				t.Fatal("Open opened a corrupt file")
+			s, err := Open(Config{Path: path})
+			if err != nil {
+				t.Fatal(err)
 			}
+			if err := s.Load(); err == nil {
+				t.Fatal("Load loaded a corrupt file")
+			}
+			s.Close()
 		})
 	}
 }

@@ -106,27 +106,55 @@ type TxHooks interface {
 // base to embed.
 type NopHooks struct{}
 
-func (NopHooks) Body()                     {}
-func (NopHooks) KeyTouched(int, string)    {}
-func (NopHooks) Flushing(int)              {}
-func (NopHooks) Swapping(int, int)         {}
-func (NopHooks) Swapped(int, int)          {}
-func (NopHooks) KeyExpired(int, []byte)    {}
-func (NopHooks) KeyCreated(int, []byte)    {}
+// Body does nothing.
+func (NopHooks) Body() {}
+
+// KeyTouched does nothing.
+func (NopHooks) KeyTouched(int, string) {}
+
+// Flushing does nothing.
+func (NopHooks) Flushing(int) {}
+
+// Swapping does nothing.
+func (NopHooks) Swapping(int, int) {}
+
+// Swapped does nothing.
+func (NopHooks) Swapped(int, int) {}
+
+// KeyExpired does nothing.
+func (NopHooks) KeyExpired(int, []byte) {}
+
+// KeyCreated does nothing.
+func (NopHooks) KeyCreated(int, []byte) {}
+
+// HandOver hands nothing over: false.
 func (NopHooks) HandOver(int, []byte) bool { return false }
-func (NopHooks) ExpireFields(int) int      { return 0 }
-func (NopHooks) Committing()               {}
-func (NopHooks) CommitFailed(error)        {}
-func (NopHooks) Inherit(TxHooks)           {}
-func (NopHooks) Finished()                 {}
-func (NopHooks) Reset()                    {}
+
+// ExpireFields expires no field: 0.
+func (NopHooks) ExpireFields(int) int { return 0 }
+
+// Committing does nothing.
+func (NopHooks) Committing() {}
+
+// CommitFailed does nothing.
+func (NopHooks) CommitFailed(error) {}
+
+// Inherit does nothing.
+func (NopHooks) Inherit(TxHooks) {}
+
+// Finished does nothing.
+func (NopHooks) Finished() {}
+
+// Reset does nothing.
+func (NopHooks) Reset() {}
 
 // Store is one server's keyspace: buntdb, the counters kept beside it, the
 // expiry queues and sweeper, fencing tokens, persistence, the restart
 // fence and change notification.
 type Store struct {
 	cfg   Config
-	db    *buntdb.DB
+	db    *buntdb.DB // nil until Load
+	path  string     // the buntdb file, ":memory:" for none
 	Clock *Clock
 
 	keys     []atomic.Int64 // stored keys per database
@@ -147,6 +175,7 @@ type Store struct {
 	afterDone uint64
 
 	persist  *persister   // nil when the keyspace is in memory (persist.go)
+	loading  loadState    // Load's progress (loading.go)
 	fence    *fence       // the restart fence (fence.go)
 	tokens   tokenCounter // fencing tokens (token.go)
 	changes  changeState  // change listener, Apply's states, follower (changes.go)
@@ -159,8 +188,10 @@ type Store struct {
 	closed  atomic.Bool
 }
 
-// Open opens the keyspace (loading the AOF when there is one), starts the
-// persistence machinery and the expiry sweeper.
+// Open checks the configuration, decides the restart fence and makes a
+// store whose keyspace is not loaded yet: the layer above can accept
+// clients (and answer LOADING) while Load reads a large file. Close
+// releases it, loaded or not.
 func Open(cfg Config) (*Store, error) {
 	if cfg.Databases == 0 {
 		cfg.Databases = 16
@@ -198,40 +229,12 @@ func Open(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	started := false
-	defer func() {
-		if !started {
-			fnc.release()
-		}
-	}()
 	if path == "" {
 		path = ":memory:"
-	} else if err := persistPrepare(path, cfg.Logf); err != nil {
-		// persist.go: a torn tail is cut here, a corrupt middle refused.
-		return nil, err
-	}
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	var bc buntdb.Config
-	if err := db.ReadConfig(&bc); err != nil {
-		db.Close()
-		return nil, err
-	}
-	// buntdb must never expire anything itself: expiry lives in our values.
-	bc.OnExpired = nil
-	bc.OnExpiredSync = nil
-	// persist.go owns fsync and rewrites (see there).
-	bc.SyncPolicy = buntdb.Never
-	bc.AutoShrinkDisabled = true
-	if err := db.SetConfig(bc); err != nil {
-		db.Close()
-		return nil, err
 	}
 	s := &Store{
 		cfg:         cfg,
-		db:          db,
+		path:        path,
 		Clock:       cfg.Clock,
 		keys:        make([]atomic.Int64, cfg.Databases),
 		volatile:    make([]atomic.Int64, cfg.Databases),
@@ -241,6 +244,7 @@ func Open(cfg Config) (*Store, error) {
 		stop:        make(chan struct{}),
 		fence:       fnc,
 	}
+	s.loading.active.Store(true)
 	s.afterCond = sync.NewCond(&s.afterMu)
 	s.txPool.New = func() any {
 		tx := &Tx{s: s, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
@@ -248,41 +252,96 @@ func Open(cfg Config) (*Store, error) {
 		tx.up = cfg.NewTxHooks(tx)
 		return tx
 	}
-	var lastToken uint64
-	if path == ":memory:" {
-		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
-			db.Close()
-			return nil, err
-		}
-	}
-	maxToken, err := s.countKeys()
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if fnc.path != "" {
-		s.tokens.reserve = fnc.reserveTokens
-	}
-	s.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
-	if path != ":memory:" {
-		if s.persist, err = newPersister(s, path, cfg.AppendFsync); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	started = true
 	return s, nil
 }
 
-// Start launches the store's goroutines: the persistence machinery and
-// the expiry sweeper. The layer above calls it once it is ready for the
-// hooks to be called from them.
-func (s *Store) Start() {
-	if s.persist != nil {
+// Load reads the keyspace (the append-only file, or Config.Restore),
+// logging its progress and showing it in Loading (loading.go), then
+// starts the persistence machinery and the expiry sweeper, whose hooks
+// call the layer above: it must be ready for them. It runs once, after
+// Open; after an error the store must be closed.
+func (s *Store) Load() (err error) {
+	if s.db != nil || s.closed.Load() || s.loading.start.Load() != 0 {
+		return errors.New("keyspace: Load runs once, before Close")
+	}
+	path, logf := s.path, s.cfg.Logf
+	size := int64(0)
+	if path == ":memory:" && s.cfg.Restore != nil {
+		size = int64(len(s.cfg.Restore.data))
+	}
+	began := time.Now()
+	s.loading.begin(path, size, s.storedKeys, logf)
+	defer func() { s.loading.finish(err == nil) }()
+	if path != ":memory:" {
+		s.loading.setStep(loadCheck)
+		// persist.go: a torn tail is cut here, a corrupt middle refused.
+		if err := persistPrepare(path, logf); err != nil {
+			return err
+		}
+		s.loading.statFile(path)
+	}
+	s.loading.setStep(loadRead)
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	var bc buntdb.Config
+	if err := db.ReadConfig(&bc); err != nil {
+		db.Close()
+		return err
+	}
+	// buntdb must never expire anything itself: expiry lives in our values.
+	bc.OnExpired = nil
+	bc.OnExpiredSync = nil
+	// persist.go owns fsync and rewrites (see there).
+	bc.SyncPolicy = buntdb.Never
+	bc.AutoShrinkDisabled = true
+	if err := db.SetConfig(bc); err != nil {
+		db.Close()
+		return err
+	}
+	var lastToken uint64
+	if path == ":memory:" {
+		if lastToken, err = restore(db, s.cfg.Restore, s.loading.reader); err != nil { // snapshot.go
+			db.Close()
+			return err
+		}
+	}
+	s.db = db
+	s.loading.setStep(loadIndex)
+	maxToken, err := s.countKeys()
+	if err != nil {
+		return err
+	}
+	if s.fence.path != "" {
+		s.tokens.reserve = s.fence.reserveTokens
+	}
+	s.tokens.start(max(s.fence.tokensReserved, lastToken), maxToken)
+	if path != ":memory:" {
+		if s.persist, err = newPersister(s, path, s.cfg.AppendFsync); err != nil {
+			return err
+		}
 		s.persist.start()
 	}
 	s.wg.Add(1)
 	go s.sweeper()
+	for _, fn := range s.loading.after {
+		fn()
+	}
+	s.loading.after = nil
+	if loaded := s.loading.total.Load(); loaded > 0 {
+		logf("notice", "%s", loadedLine(path, time.Since(began), loaded, s.storedKeys()))
+	}
+	return nil
+}
+
+// storedKeys counts the keys of every database.
+func (s *Store) storedKeys() int64 {
+	var n int64
+	for i := range s.keys {
+		n += s.keys[i].Load()
+	}
+	return n
 }
 
 // countKeys initialises the per-database counters and the expiry queues
@@ -310,13 +369,26 @@ func (s *Store) countKeys() (maxToken uint64, err error) {
 }
 
 // Close stops the sweeper and closes the keyspace (flushing it to disk).
-// The layer above stops what may still run transactions first.
+// The layer above stops what may still run transactions first. A store
+// whose Load did not finish writes no clean-stop marker: nothing ran, so
+// the state file keeps what Open wrote (running: a fence the last run's
+// stop called for is owed again next time).
 func (s *Store) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	close(s.stop)
 	s.wg.Wait()
+	if !s.Loaded() {
+		if s.persist != nil {
+			s.persist.close()
+		}
+		if s.db != nil {
+			s.db.Close()
+		}
+		s.fence.release()
+		return nil
+	}
 	if s.persist != nil {
 		s.persist.close() // waits for a rewrite, fsyncs, releases waiters
 	}
@@ -330,22 +402,6 @@ func (s *Store) Close() error {
 		return err
 	}
 	return ferr
-}
-
-// Discard closes a store whose server could not start: unlike Close it
-// writes no clean-stop marker, so the restart fence of an earlier crash
-// still holds at the next start.
-func (s *Store) Discard() {
-	if !s.closed.CompareAndSwap(false, true) {
-		return
-	}
-	close(s.stop)
-	s.wg.Wait()
-	if s.persist != nil {
-		s.persist.close()
-	}
-	s.db.Close()
-	s.fence.release()
 }
 
 // Config returns the store's configuration, defaults filled in.
