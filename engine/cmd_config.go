@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"sync/atomic"
 
@@ -11,6 +12,11 @@ import (
 // (package config): every parameter is a spec entry; its value in force
 // comes from the part that applies it or from what was given
 // (config_runtime.go).
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNoConfigFile = errors.New("ERR The server is running without a config file")
+)
 
 func configCommands() []*Command {
 	return []*Command{{
