@@ -217,7 +217,8 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 	return ""
 }
 
-// waitPing polls addr until a PING gets a reply, for up to 10 s.
+// waitPing polls addr until a PING gets a reply other than LOADING, for
+// up to 10 s; noauth: the reply was NOAUTH, which comes before LOADING.
 func waitPing(addr string, exited <-chan struct{}) (noauth bool, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -237,8 +238,8 @@ func waitPing(addr string, exited <-chan struct{}) (noauth bool, err error) {
 			}
 			c.Close()
 			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
-				// The port serves while the keyspace loads (as
-				// redis-server's): not up until the load is over.
+				// The listener is open while the keyspace loads,
+				// as redis-server's is; the tests want it loaded.
 				err = errors.New("still loading")
 			}
 			if err == nil {
@@ -273,7 +274,7 @@ type rawConn struct {
 
 // replyTimeout bounds every read: a server that never answers fails the
 // step instead of hanging the test.
-const replyTimeout = 5 * time.Second
+const replyTimeout = 15 * time.Second
 
 // dialRaw connects to addr; the connection is closed when the test ends.
 func dialRaw(t testing.TB, addr string) *rawConn {
