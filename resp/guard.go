@@ -61,10 +61,16 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
 	}
+	sc := newSettleConn(c) // settle.go
+	if sc != nil {
+		c = sc
+	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
-	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
+	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
+	g.settle = sc
+	return g, nil
 }
 
 const (
@@ -175,6 +181,10 @@ type guardConn struct {
 	// lastIO is when the socket last gave or took bytes (unix seconds),
 	// Redis's lastinteraction, for the idle timeout (cron.go).
 	lastIO atomic.Int64
+	// settle, the socket under the connection (nil without a file
+	// descriptor), tells a PUBLISH whether the connection has run what
+	// its client sent (settle.go).
+	settle *settleConn
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
 }
