@@ -90,6 +90,9 @@ type Service struct {
 	scripts map[string]*script // lower-case hex SHA1 -> script
 	bodies  map[string]*script // source -> script, so EVAL skips hashing
 	gen     atomic.Uint64      // bumped by SCRIPT FLUSH
+	// scriptMem is used_memory_scripts_eval: the cached scripts' bodies
+	// and SHAs, kept as they are added so INFO need not walk the cache.
+	scriptMem int64
 
 	memLimit uint64 // heap growth that stops a script (tests lower it)
 	// replyTableLimit bounds the tables of a script's return value
@@ -154,7 +157,7 @@ func Register(e *engine.Engine, opts Options) *Service {
 		e.Table.Get([]byte("fcall")): true, e.Table.Get([]byte("fcall_ro")): true,
 	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
-	e.SetFunctionCount(s.funcs.counts)
+	e.SetFunctionCount(s.counts)
 	s.loadStoredFunctions()
 	return s
 }
@@ -395,9 +398,22 @@ func (s *Service) load(body []byte) (*script, error) {
 	} else {
 		s.scripts[sha] = sc
 		s.bodies[sc.body] = sc
+		s.scriptMem += int64(len(sha) + len(sc.body))
 	}
 	s.mu.Unlock()
 	return sc, nil
+}
+
+// counts are INFO memory's figures: the functions' and the script
+// cache's. A cached script is counted as its body and SHA, as Redis counts
+// its two strings.
+func (s *Service) counts() engine.FunctionCounts {
+	fc := s.funcs.counts()
+	s.mu.RLock()
+	fc.Scripts = len(s.scripts)
+	fc.ScriptMemory = s.scriptMem
+	s.mu.RUnlock()
+	return fc
 }
 
 // Flush empties the script cache (SCRIPT FLUSH).
@@ -405,6 +421,7 @@ func (s *Service) Flush() {
 	s.mu.Lock()
 	s.scripts = make(map[string]*script)
 	s.bodies = make(map[string]*script)
+	s.scriptMem = 0
 	s.gen.Add(1)
 	s.mu.Unlock()
 }
