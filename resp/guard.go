@@ -187,6 +187,10 @@ type guardConn struct {
 	settle *settleConn
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
+	// work counts the guard's steps: bytes looked at, copied or moved,
+	// and parser state changes. Tests check that it grows linearly with
+	// the input, however the input is cut into reads (guard_test.go).
+	work int64
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -269,6 +273,7 @@ func (g *guardConn) deliver(p []byte) int {
 		g.r += m
 		n += m
 	}
+	g.work += int64(n)
 	return n
 }
 
@@ -290,7 +295,7 @@ func (g *guardConn) fill() error {
 	}
 	if g.w == len(g.buf) {
 		nb := make([]byte, 2*len(g.buf))
-		copy(nb, g.buf[:g.w])
+		g.work += int64(copy(nb, g.buf[:g.w]))
 		g.buf = nb
 	}
 	n, err := g.Conn.Read(g.buf[g.w:])
@@ -310,7 +315,7 @@ func (g *guardConn) shift(d int) {
 	if d == 0 {
 		return
 	}
-	copy(g.buf, g.buf[d:g.w])
+	g.work += int64(copy(g.buf, g.buf[d:g.w]))
 	g.r -= d
 	g.rel -= d
 	g.pos -= d
@@ -373,6 +378,7 @@ func (g *guardConn) authRequired() bool { return g.needsAuth != nil && g.needsAu
 // command as it ends.
 func (g *guardConn) parse() parseResult {
 	for !g.pause {
+		g.work++
 		switch g.state {
 		case stFailed:
 			return failed
@@ -508,6 +514,7 @@ func (g *guardConn) parse() parseResult {
 				line = line[:len(line)-1]
 			}
 			var ok bool
+			g.work += 2 * int64(len(line)) // split, then framed
 			g.tokens, g.ends, ok = engine.AppendSplitArgs(line, g.tokens[:0], g.ends[:0])
 			if !ok {
 				return g.violation("Protocol error: unbalanced quotes in request")
@@ -559,6 +566,7 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 		for i := g.scan; i < g.w; i++ {
 			c := g.buf[i]
 			if c == term {
+				g.work += int64(i - g.scan + 1)
 				g.scan = i
 				if term == '\r' && i+1 == g.w {
 					return 0, lineWaiting
@@ -566,11 +574,13 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 				return i, lineFound
 			}
 			if c == 0 {
+				g.work += int64(i - g.scan + 1)
 				g.stuck = true
 				break
 			}
 		}
 		if !g.stuck {
+			g.work += int64(g.w - g.scan)
 			g.scan = g.w
 		}
 	}
