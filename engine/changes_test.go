@@ -438,6 +438,7 @@ func FuzzChangeBatchUnmarshal(f *testing.F) {
 	p, _ := b.MarshalBinary()
 	f.Add(p)
 	f.Fuzz(func(t *testing.T, p []byte) {
+		defer fuzzWatch(p)()
 		var b ChangeBatch
 		if b.UnmarshalBinary(p) != nil {
 			return
@@ -540,6 +541,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, p []byte) {
+		defer fuzzWatch(p)()
 		a, err := New(Config{Clock: NewManualClock(time.Unix(1700000000, 0))})
 		if err != nil {
 			t.Fatal(err)

@@ -34,6 +34,7 @@ func FuzzValueEncoding(f *testing.F) {
 	f.Add([]byte("s\xff\xff\xff\xff\xff\xff\xff\xff"))            // no token, no expiry
 	f.Add([]byte("\xf3\x80\x00\x00\x00\x00\x00\x00\x00\xff\xff")) // token bit, negative expiry, bad varint
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzWatch(data)()
 		s := string(data)
 		v := decodeValue(s)
 		if got := expireAtOf(s); got != v.ExpireAt {
@@ -95,6 +96,7 @@ func FuzzCollectionEncoding(f *testing.F) {
 	f.Add([]byte("\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"), []byte("1"))
 	f.Add([]byte("\x00\x03\x02\x02\x01"), []byte("1")) // intset out of order, with a duplicate
 	f.Fuzz(func(t *testing.T, payload, member []byte) {
+		defer fuzzWatch(payload, member)()
 		p := string(payload)
 
 		h := decodeHash(p)
@@ -237,6 +239,7 @@ func FuzzCorruptStoredValue(f *testing.F) {
 	}
 	defer e.Close()
 	f.Fuzz(func(t *testing.T, raw []byte, start uint8) {
+		defer fuzzWatch(raw, start)()
 		s := NewSession(KindClient)
 		s.Authenticated = true
 		var rec Recorder
