@@ -64,6 +64,13 @@ var luaErrorScripts = []string{
 	"return {err='-ERR x'}",
 	"return {err='-MYCODE x'}",
 	"return {err='x\\r\\ny'}",
+	// Binary (precompiled) code never loads, as Redis's Lua refuses it.
+	"return loadstring(string.dump(function() return 1 end))()",
+	"local f, e = loadstring(string.dump(function() return 1 end)); return e",
+	"return {loadstring(string.dump(function() return 1 end))}",
+	"return string.sub(string.dump(function() return 1 end), 1, 12)",
+	"return string.dump(tostring)",
+	"return loadstring('\\27LuaQ')",
 }
 
 func TestDiffErrorTexts(t *testing.T) {
@@ -78,6 +85,16 @@ func TestDiffErrorTexts(t *testing.T) {
 	)
 	runDiffCases(t, []diffCase{
 		{name: "lua-errors", needs: []string{"eval"}, steps: lua},
+		{name: "binary-chunks", needs: []string{"eval"}, steps: []diffStep{
+			args("SCRIPT", "LOAD", "\x1bLua"),
+			args("SCRIPT", "LOAD", "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"),
+			args("EVAL", "\x1bLuaQ\x00", "0"),
+			args("FUNCTION", "LOAD", "#!lua name=bin\n\x1bLuaQ\x00"),
+			args("SCRIPT", "LOAD", "return \x01"),
+			args("SCRIPT", "LOAD", "x = 1 \x7f"),
+			args("SCRIPT", "LOAD", "\x00"),
+			args("SCRIPT", "LOAD", "return \x00"),
+		}},
 		{name: "unknown-command-nul-crlf", steps: []diffStep{
 			args("nosuch", "a\x00b", "c"),
 			args("nosuch\x00x", "a"),

@@ -22,8 +22,8 @@
 //     ("%.14g"); the .. operator uses gopher-lua's formatting
 //     (0.1 + 0.2 .. "" is "0.30000000000000004", Lua says "0.3").
 //   - Calls nest 5000 deep, not 20000 ("stack overflow" earlier).
-//   - string.dump always fails; Redis dumps, but cannot load the result
-//     either.
+//   - string.dump gives Lua 5.1's header and the source name, not Lua
+//     5.1 bytecode; like Redis's, no script can load it.
 //   - next(t, k) with a key not in t returns nil instead of raising.
 //   - cjson's settings (encode_max_depth...) are reset before every
 //     script; in Redis they leak from one script to the next. Objects are
