@@ -13,10 +13,11 @@
 // that have not written yet).
 //
 // Known differences from Redis 7.0, all in corner cases:
-//   - Runtime error messages come from gopher-lua where Lua 5.1's cannot
-//     be reproduced: they lack variable names ("attempt to index a nil
-//     value", not "attempt to index local 't' (a nil value)"), and some
-//     syntax errors are reported as "unexpected symbol". Argument numbers
+//   - Runtime type errors name the variable as Lua 5.1 does ("attempt to
+//     index local 't' (a nil value)", varname.go) when they end the
+//     script; caught by pcall they do not ("attempt to index a nil
+//     value"). Some syntax errors are reported as "unexpected symbol"
+//     where Lua 5.1 names what it expected ("'=' expected near 'x'"). Argument numbers
 //     of method calls (s:rep()) count the receiver.
 //   - tostring and the string library format numbers like Lua 5.1
 //     ("%.14g"); the .. operator uses gopher-lua's formatting
