@@ -12,7 +12,8 @@
 # Each BINARY (default: lockredis built from this tree) is started under
 # callgrind in turn; "redis-server" as a BINARY measures redis-server
 # 7.0.15 the same way. N requests per workload (default 20000), C
-# clients (default 8). Prints one line per binary and workload:
+# clients (default 8); W, a regular expression, picks workloads by name
+# (default: all). Prints one line per binary and workload:
 #   <binary> <workload> <instructions per op>
 # Needs valgrind, redis-server, redis-cli and redis-benchmark.
 set -euo pipefail
@@ -72,6 +73,9 @@ for bin in "${bins[@]}"; do
 	for p in 1 16; do
 		for w in "SET NX PX" "GET" "PEXPIRE" "EVALSHA release" "DEL" "LOCK.ACQUIRE" "LOCK.RELEASE"; do
 			if [ "$name" = redis-server ] && [[ $w == LOCK.* ]]; then
+				continue
+			fi
+			if ! [[ "$w -P$p" =~ ${W:-.} ]]; then
 				continue
 			fi
 			redis-cli -p "$port" SET lock:000000000001 tok >/dev/null
