@@ -137,6 +137,32 @@ type Options struct {
 	// OnConfigSet, when set, is told of every parameter CONFIG SET
 	// changed, with its normalized value (the CLI changes its log level).
 	OnConfigSet func(name, value string)
+
+	// Raft settings make the server one node of a replicated group
+	// (docs/replication.md); they need Replication, which package
+	// raftgroup provides (raftgroup.NewServer), so that a server without
+	// them compiles none of the replication. RaftID names this node in
+	// RaftPeers ("1=127.0.0.1:7001,2=...,3=...", the same list on every
+	// node; a node with empty Raft state starts the group with exactly
+	// these members, one with state ignores it); RaftBind is the address
+	// its Raft traffic uses; RaftDir holds the Raft log and snapshots
+	// (default Dir/raft); RaftGroupName is the master's name for Sentinel
+	// clients (default mymaster).
+	RaftID, RaftBind, RaftPeers, RaftDir, RaftGroupName string
+	// Replication is the replicated group's machinery this server joins.
+	Replication Replication
+}
+
+// Replication joins a Server to a replicated group. Package raftgroup
+// provides one; this package only calls it.
+type Replication interface {
+	// Attach is called once the engine exists, before any client is
+	// served: it returns the router every client's commands go through.
+	// addr is this node's client address.
+	Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Router, error)
+	// Close leaves the group (handing leadership over first); the engine
+	// is closed after it.
+	Close() error
 }
 
 // Server is one lockredis instance. Many can run in one process.
@@ -292,6 +318,10 @@ func (s *Server) start() error {
 		setDefault("tcp-keepalive", "0")
 	}
 	params["lockredis_version"] = Version
+	if err := s.checkReplication(); err != nil {
+		closeAll()
+		return err
+	}
 	eng, err := engine.New(engine.Config{
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
@@ -351,7 +381,15 @@ func (s *Server) start() error {
 		closeAll()
 		return err
 	}
-	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
+	var router resp.Router
+	if s.opts.Replication != nil {
+		if router, err = s.opts.Replication.Attach(eng, hub, lns[0].Addr().String()); err != nil {
+			eng.Close()
+			closeAll()
+			return err
+		}
+	}
+	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub, Router: router})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess.Direct = true // SetError spares it, CommandCount skips it
@@ -398,7 +436,12 @@ func (s *Server) close() error {
 	// connection's are.
 	s.eng.RemoveSession(s.doSess)
 	s.eng.RemoveSession(s.helperSess)
-	if !s.opts.AppendOnly {
+	if s.opts.Replication != nil {
+		if rerr := s.opts.Replication.Close(); err == nil {
+			err = rerr
+		}
+	}
+	if !s.opts.AppendOnly && s.opts.Replication == nil {
 		// No client is left; the copy is what a clean stop would save.
 		snap, serr := s.eng.Snapshot()
 		if err == nil {
@@ -410,6 +453,20 @@ func (s *Server) close() error {
 		err = eerr
 	}
 	return err
+}
+
+// checkReplication refuses Raft settings without the machinery that
+// applies them, and settings a replicated node cannot honour.
+func (s *Server) checkReplication() error {
+	o := &s.opts
+	raft := o.RaftID != "" || o.RaftBind != "" || o.RaftPeers != "" || o.RaftDir != ""
+	if raft && o.Replication == nil {
+		return errors.New("lockredis: the Raft settings need package raftgroup (raftgroup.NewServer), which joins the server to its group")
+	}
+	if o.Replication != nil && len(o.Addrs) == 0 && o.Addr == "" {
+		return errors.New("lockredis: a replicated node needs a client address")
+	}
+	return nil
 }
 
 // shutdown closes the server for SHUTDOWN and tells OnShutdown.

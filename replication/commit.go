@@ -1,0 +1,182 @@
+package replication
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+var (
+	errLeadershipLost = errors.New("TRYAGAIN leadership changed before the write was committed; the write may or may not have taken effect")
+	errShutdown       = errors.New("TRYAGAIN this node is shutting down")
+	errNotLeader      = errors.New("TRYAGAIN this node is not the group's leader")
+)
+
+// committer turns a leader's committed write transactions into Raft
+// entries and tells who waits when they are committed.
+//
+// The engine reports each write transaction's changes in commit order
+// (capture, under the engine's write lock); they queue here, numbered by
+// seq. One goroutine (run) takes everything queued so far, makes it one
+// entry and hands it to raft, without waiting for the previous entry to
+// commit: while an entry is being appended and fsynced, the next batch
+// grows, so many clients' writes share one append and one fsync. Entries
+// commit in order; committed is the seq of the last change known to be
+// committed. A reply that depends on seq s waits for committed >= s.
+type committer struct {
+	n *Node
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	term      uint64   // the term the queued changes belong to
+	queue     [][]byte // encoded change lists not yet in an entry
+	captured  uint64   // seq of the last change captured
+	committed uint64   // seq of the last change committed
+	failed    error    // set when entries of term may never commit
+	wake      chan struct{}
+	lastEntry time.Time // when the last entry was made (ticks fill gaps)
+}
+
+func newCommitter(n *Node) *committer {
+	c := &committer{n: n, wake: make(chan struct{}, 1)}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+// reset starts a new leadership term: nothing is queued or pending.
+func (c *committer) reset(term uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.term, c.queue, c.failed = term, nil, nil
+	c.committed = c.captured
+	c.cond.Broadcast()
+}
+
+// capture queues one committed write transaction's changes; it returns
+// their seq. Called in commit order.
+func (c *committer) capture(changes []byte) uint64 {
+	c.mu.Lock()
+	c.captured++
+	seq := c.captured
+	c.queue = append(c.queue, changes)
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return seq
+}
+
+// last is the seq of the last change captured.
+func (c *committer) last() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.captured
+}
+
+// ahead reports whether captured changes are not committed yet.
+func (c *committer) ahead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.committed < c.captured
+}
+
+// wait blocks until the change seq is committed, or fails.
+func (c *committer) wait(seq uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.committed < seq && c.failed == nil {
+		c.cond.Wait()
+	}
+	if c.committed >= seq {
+		return nil
+	}
+	return c.failed
+}
+
+// fail ends the term: every waiter gets err. It reports whether changes
+// were captured that are not known to be committed (the engine then holds
+// state the group may not have).
+func (c *committer) fail(err error) (uncommitted bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	uncommitted = c.committed < c.captured
+	if c.failed == nil {
+		c.failed = err
+	}
+	c.queue = nil
+	c.cond.Broadcast()
+	return uncommitted
+}
+
+// run makes entries of what is queued, until the node stops. While the
+// node leads and nothing was written for a while, it makes a tick entry
+// so that the replicated clock a new leader continues from stays recent.
+func (c *committer) run() {
+	defer c.n.wg.Done()
+	tick := time.NewTicker(tickEvery / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.n.stop:
+			return
+		case <-c.wake:
+		case <-tick.C:
+		}
+		c.flush()
+	}
+}
+
+// tickEvery bounds how stale the replicated clock gets while the group
+// is idle: a new leader's clock starts at most about this much (plus the
+// election) behind the old leader's, so TTLs are extended by at most that.
+const tickEvery = time.Second
+
+// flush sends what is queued as one entry and arranges for the waiters to
+// learn when it commits.
+func (c *committer) flush() {
+	r := c.n.r.Load()
+	if r == nil {
+		return
+	}
+	c.mu.Lock()
+	term, queue, upTo, failed := c.term, c.queue, c.captured, c.failed
+	c.queue = nil
+	idle := time.Since(c.lastEntry) >= tickEvery
+	c.mu.Unlock()
+	if term == 0 || failed != nil || c.n.leading.Load() != term {
+		return
+	}
+	var data []byte
+	switch {
+	case len(queue) > 0:
+		data = c.n.makeEntry(kindChanges, term, encodeBatch(queue))
+	case idle:
+		data = c.n.makeEntry(kindTick, term, nil)
+	default:
+		return
+	}
+	c.mu.Lock()
+	c.lastEntry = time.Now()
+	c.mu.Unlock()
+	f := r.Apply(data, 0)
+	if len(queue) == 0 {
+		return
+	}
+	// Waiting for the future in a goroutine of its own lets the next
+	// batch go out now; raft resolves futures in log order, and the
+	// committed mark only moves forward.
+	go func() {
+		err := f.Error()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil {
+			if c.failed == nil && c.term == term {
+				c.failed = errLeadershipLost
+			}
+		} else if c.term == term && upTo > c.committed {
+			c.committed = upTo
+		}
+		c.cond.Broadcast()
+	}()
+}

@@ -1,0 +1,324 @@
+package replication
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// keyspace is what the state machine needs of the engine's keyspace core:
+// applying a leader's physical changes, and snapshots (keyspace.go binds
+// it to the engine).
+type keyspace interface {
+	// Apply applies one kindChanges body in a single write transaction.
+	Apply(body []byte) error
+	// Snapshot writes the whole state; it fails with errAhead when the
+	// engine holds changes the log has not reached (a leader's own,
+	// not yet applied).
+	Snapshot(w io.Writer) error
+	// Restore replaces the whole state with a snapshot's.
+	Restore(r io.Reader) error
+	// Follow switches the engine between follower mode (no expiry, no
+	// lock timers, no session ends: the leader decides and ships them)
+	// and leader mode.
+	Follow(on bool)
+}
+
+var errAhead = errors.New("replication: the keyspace holds changes not yet applied from the log; snapshot later")
+
+// fsm is the Raft state machine: the engine's keyspace plus what the
+// group itself keeps (the replicated clock, the nodes' client addresses).
+type fsm struct {
+	n  *Node
+	ks keyspace // nil: no keyspace core bound (keyspace.go)
+
+	mu sync.Mutex
+	// applied is the index of the last entry applied; lastTime the
+	// replicated clock it carried (never moves back).
+	applied  uint64
+	lastTime int64
+	members  map[string]string // node id -> client address
+	// ownTerm is the term in which this node leads with its engine ahead
+	// of the log: its own entries of that term are already in the engine
+	// and are not applied again. 0 when following.
+	ownTerm uint64
+}
+
+func newFSM(n *Node) *fsm {
+	return &fsm{n: n, ks: bindKeyspace(n), members: map[string]string{}}
+}
+
+// Apply applies one committed entry.
+func (f *fsm) Apply(l *raft.Log) any {
+	if l.Type != raft.LogCommand {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.apply(l.Index, l.Data)
+}
+
+func (f *fsm) apply(index uint64, data []byte) error {
+	f.applied = index
+	e, err := decodeEntry(data)
+	if err != nil {
+		f.n.cfg.Logf("warning", "Raft entry %d: %v", index, err)
+		return err
+	}
+	if e.time > f.lastTime {
+		f.lastTime = e.time
+	}
+	own := f.ownTerm != 0 && e.term == f.ownTerm && e.origin == f.n.cfg.ID
+	if f.ownTerm == 0 {
+		// A follower's clock is the leader's, as of the last entry.
+		f.n.eng.Clock.SetTime(time.Unix(0, f.lastTime))
+	}
+	switch e.kind {
+	case kindAnnounce:
+		a, err := decodeAnnounce(e.body)
+		if err != nil {
+			return err
+		}
+		f.members[a.id] = a.addr
+	case kindChanges:
+		if !own && f.ks != nil {
+			if err := f.ks.Apply(e.body); err != nil {
+				// Deterministic input on a deterministic state: an
+				// error here means this node's state is not the group's.
+				f.n.cfg.Logf("warning", "Raft entry %d could not be applied: %v", index, err)
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// memberAddr is the client address node id announced, or "".
+func (f *fsm) memberAddr(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.members[id]
+}
+
+// memberAddrs is every announced client address by node id.
+func (f *fsm) memberAddrs() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]string, len(f.members))
+	for k, v := range f.members {
+		out[k] = v
+	}
+	return out
+}
+
+// appliedIndex is the index of the last applied entry.
+func (f *fsm) appliedIndex() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.applied
+}
+
+// lead switches to leader mode in term: the replicated clock continues
+// from the last applied entry's time on this node's own monotonic clock,
+// so a lock's deadline only ever moves later across a leader change
+// (etcd's lease promotion); the engine starts expiring and timing locks.
+func (f *fsm) lead() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ownTerm = f.n.r.Load().CurrentTerm()
+	if f.lastTime != 0 { // 0: a new group, whose clock starts now
+		f.n.eng.Clock.SetTime(time.Unix(0, f.lastTime))
+	}
+	if f.ks != nil {
+		f.ks.Follow(false)
+	}
+}
+
+// follow switches to follower mode.
+func (f *fsm) follow() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ownTerm = 0
+	if f.ks != nil {
+		f.ks.Follow(true)
+	}
+}
+
+// Snapshot format (docs/replication.md):
+//
+//	"LOCKREDIS-RAFT-SNAPSHOT 1\n"
+//	uvarint applied index, 8 bytes big endian replicated clock (unix ns)
+//	uvarint member count, then per member: uvarint-length id, address
+//	the keyspace core's snapshot, to the end
+const snapshotMagic = "LOCKREDIS-RAFT-SNAPSHOT 1\n"
+
+// Snapshot captures the state at the applied index. A leader's engine may
+// hold its own changes that are not applied yet: it refuses then (raft
+// retries at its next snapshot interval) rather than write a snapshot
+// that could contain changes the log will never have.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var head []byte
+	head = append(head, snapshotMagic...)
+	head = binary.AppendUvarint(head, f.applied)
+	head = binary.BigEndian.AppendUint64(head, uint64(f.lastTime))
+	ids := make([]string, 0, len(f.members))
+	for id := range f.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	head = binary.AppendUvarint(head, uint64(len(ids)))
+	for _, id := range ids {
+		head = appendString(appendString(head, id), f.members[id])
+	}
+	s := &fsmSnapshot{head: head}
+	if f.ks != nil {
+		var buf bytesBuffer
+		if err := f.ks.Snapshot(&buf); err != nil {
+			return nil, err
+		}
+		s.body = buf.b
+	}
+	return s, nil
+}
+
+// Restore replaces the state with a snapshot's (at start, and when the
+// leader sends one with InstallSnapshot).
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.restore(rc)
+}
+
+func (f *fsm) restore(rd io.Reader) error {
+	br := bufio.NewReader(rd)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return fmt.Errorf("replication: not a lockredis Raft snapshot")
+	}
+	applied, err := binary.ReadUvarint(br)
+	if err != nil {
+		return err
+	}
+	var t [8]byte
+	if _, err := io.ReadFull(br, t[:]); err != nil {
+		return err
+	}
+	count, err := binary.ReadUvarint(br)
+	if err != nil || count > 1<<16 {
+		return fmt.Errorf("replication: bad snapshot member count")
+	}
+	members := make(map[string]string, count)
+	for range count {
+		id, err := readStringFrom(br)
+		if err != nil {
+			return err
+		}
+		addr, err := readStringFrom(br)
+		if err != nil {
+			return err
+		}
+		members[id] = addr
+	}
+	if f.ks != nil {
+		if err := f.ks.Restore(br); err != nil {
+			return err
+		}
+	}
+	f.applied, f.lastTime, f.members = applied, int64(binary.BigEndian.Uint64(t[:])), members
+	if f.ownTerm == 0 {
+		f.n.eng.Clock.SetTime(time.Unix(0, f.lastTime))
+	}
+	return nil
+}
+
+// rebuild drops what the engine holds and recomputes it from Raft: the
+// latest snapshot, then every applied entry after it. A leader that lost
+// leadership with changes that may never commit needs it: the new leader
+// may not have them.
+func (f *fsm) rebuild() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ks == nil {
+		return nil
+	}
+	applied := f.applied
+	var from uint64
+	metas, err := f.n.snaps.List()
+	if err != nil {
+		return err
+	}
+	if len(metas) > 0 {
+		_, rc, err := f.n.snaps.Open(metas[0].ID)
+		if err != nil {
+			return err
+		}
+		err = f.restore(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		from = metas[0].Index
+	} else if err := f.ks.Restore(nil); err != nil {
+		return err
+	}
+	for i := from + 1; i <= applied; i++ {
+		var l raft.Log
+		if err := f.n.store.GetLog(i, &l); err != nil {
+			return fmt.Errorf("replication: log entry %d: %v", i, err)
+		}
+		if l.Type == raft.LogCommand {
+			f.apply(i, l.Data)
+		}
+	}
+	f.applied = applied
+	return nil
+}
+
+func readStringFrom(br *bufio.Reader) (string, error) {
+	l, err := binary.ReadUvarint(br)
+	if err != nil || l > 1<<20 {
+		return "", fmt.Errorf("replication: bad snapshot string")
+	}
+	b := make([]byte, l)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// fsmSnapshot is a captured state, written out by Persist while the state
+// machine goes on applying.
+type fsmSnapshot struct {
+	head, body []byte
+}
+
+func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	if _, err := sink.Write(s.head); err != nil {
+		sink.Cancel()
+		return err
+	}
+	if _, err := sink.Write(s.body); err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+func (s *fsmSnapshot) Release() {}
+
+type bytesBuffer struct{ b []byte }
+
+func (b *bytesBuffer) Write(p []byte) (int, error) {
+	b.b = append(b.b, p...)
+	return len(p), nil
+}
