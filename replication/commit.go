@@ -29,9 +29,9 @@ type committer struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
 	term      uint64   // the term the queued changes belong to
-	queue     [][]byte // encoded change lists not yet in an entry
-	captured  uint64   // seq of the last change captured
-	committed uint64   // seq of the last change committed
+	queue     [][]byte // encoded change batches not yet in an entry
+	captured  uint64   // Seq of the last batch captured (engine.ChangeBatch.Seq)
+	committed uint64   // Seq of the last batch known to be committed
 	failed    error    // set when entries of term may never commit
 	wake      chan struct{}
 	lastEntry time.Time // when the last entry was made (ticks fill gaps)
@@ -44,34 +44,26 @@ func newCommitter(n *Node) *committer {
 }
 
 // reset starts a new leadership term: nothing is queued or pending.
-func (c *committer) reset(term uint64) {
+// seq is the engine's last Seq: everything up to it is in the log.
+func (c *committer) reset(term, seq uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.term, c.queue, c.failed = term, nil, nil
-	c.committed = c.captured
+	c.captured, c.committed = seq, seq
 	c.cond.Broadcast()
 }
 
-// capture queues one committed write transaction's changes; it returns
-// their seq. Called in commit order.
-func (c *committer) capture(changes []byte) uint64 {
+// capture queues one committed write transaction's encoded changes, Seq
+// seq. Called in commit order.
+func (c *committer) capture(seq uint64, changes []byte) {
 	c.mu.Lock()
-	c.captured++
-	seq := c.captured
+	c.captured = seq
 	c.queue = append(c.queue, changes)
 	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	return seq
-}
-
-// last is the seq of the last change captured.
-func (c *committer) last() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.captured
 }
 
 // ahead reports whether captured changes are not committed yet.
@@ -141,12 +133,15 @@ func (c *committer) flush() {
 	}
 	c.mu.Lock()
 	term, queue, upTo, failed := c.term, c.queue, c.captured, c.failed
+	if term == 0 || failed != nil || c.n.leading.Load() != term {
+		// Not serving yet (a new leader announcing itself): what is
+		// queued waits.
+		c.mu.Unlock()
+		return
+	}
 	c.queue = nil
 	idle := time.Since(c.lastEntry) >= tickEvery
 	c.mu.Unlock()
-	if term == 0 || failed != nil || c.n.leading.Load() != term {
-		return
-	}
 	var data []byte
 	switch {
 	case len(queue) > 0:
@@ -179,4 +174,12 @@ func (c *committer) flush() {
 		}
 		c.cond.Broadcast()
 	}()
+}
+
+// kick makes run look at the queue now.
+func (c *committer) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }

@@ -34,6 +34,13 @@ type Config struct {
 	Password string
 	Logf     func(level, format string, args ...any)
 
+	// Transport, when set, replaces the TCP transport on Bind (package
+	// raftgroup's in-process groups use raft's in-memory transport, which
+	// can be partitioned); Dial, when set, replaces net.Dial for the
+	// connections to the leader's client port.
+	Transport func() (raft.Transport, error)
+	Dial      func(addr string) (net.Conn, error)
+
 	// Timeouts; zero takes the defaults below, chosen for a LAN.
 	HeartbeatTimeout   time.Duration
 	ElectionTimeout    time.Duration
@@ -67,7 +74,9 @@ type Peer struct {
 
 // ParsePeers reads "1=host:port,2=host:port": ids and addresses unique,
 // addresses host:port.
-func ParsePeers(s string) ([]Peer, error) {
+func ParsePeers(s string) ([]Peer, error) { return parsePeers(s, true) }
+
+func parsePeers(s string, hostPort bool) ([]Peer, error) {
 	var peers []Peer
 	ids, addrs := map[string]bool{}, map[string]bool{}
 	for _, item := range strings.Split(s, ",") {
@@ -79,7 +88,7 @@ func ParsePeers(s string) ([]Peer, error) {
 		if !ok || id == "" || addr == "" {
 			return nil, fmt.Errorf("raft-peers: %q is not id=host:port", item)
 		}
-		if _, _, err := net.SplitHostPort(addr); err != nil {
+		if _, _, err := net.SplitHostPort(addr); err != nil && hostPort {
 			return nil, fmt.Errorf("raft-peers: %q: %v", item, err)
 		}
 		if ids[id] {
@@ -103,7 +112,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Bind == "" {
 		return c, errors.New("raft-bind is required")
 	}
-	if _, _, err := net.SplitHostPort(c.Bind); err != nil {
+	if _, _, err := net.SplitHostPort(c.Bind); err != nil && c.Transport == nil {
 		return c, fmt.Errorf("raft-bind: %v", err)
 	}
 	if c.Advertise == "" {
@@ -135,7 +144,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.TrailingLogs = DefaultTrailingLogs
 	}
 	if c.Peers != "" {
-		peers, err := ParsePeers(c.Peers)
+		peers, err := parsePeers(c.Peers, c.Transport == nil)
 		if err != nil {
 			return c, err
 		}

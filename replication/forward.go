@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/resp"
@@ -113,7 +112,7 @@ func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 		st.local = true
 		st.hold = true
 		st.verify = cmd != nil && !cmd.Flags.Has(engine.FlagNoKeyspace)
-		st.startSeq = rt.n.commits.last()
+		st.startSeq = rt.n.eng.LastChangeSeq()
 		return false
 	}
 	if rt.n.r.Load() == nil {
@@ -149,7 +148,7 @@ func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.
 			c.Writer().Error("CLUSTERDOWN no leader is known to this node; try again")
 			return
 		}
-		up, err := dialUpstream(addr)
+		up, err := dialUpstream(rt.n, addr)
 		if err != nil {
 			c.Writer().Error("CLUSTERDOWN the leader at " + addr + " cannot be reached: " + err.Error())
 			return
@@ -231,7 +230,7 @@ func (rt *router) Hold(c *resp.Conn, args [][]byte) error {
 		return nil
 	}
 	st.hold = false
-	target := rt.n.commits.last()
+	target := rt.n.eng.LastChangeSeq()
 	if target == st.startSeq && st.verify {
 		// Nothing was written since the command started: confirm with a
 		// quorum that this node still leads, so that what it read is not
@@ -297,8 +296,8 @@ type upstream struct {
 	closeOnce sync.Once
 }
 
-func dialUpstream(addr string) (*upstream, error) {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+func dialUpstream(n *Node, addr string) (*upstream, error) {
+	conn, err := n.dial(addr)
 	if err != nil {
 		return nil, err
 	}

@@ -47,8 +47,10 @@ type fsm struct {
 	members  map[string]string // node id -> client address
 	// ownTerm is the term in which this node leads with its engine ahead
 	// of the log: its own entries of that term are already in the engine
-	// and are not applied again. 0 when following.
-	ownTerm uint64
+	// and are not applied again. 0 when following. appliedSeq is the
+	// engine's Seq of the last change batch applied in that term.
+	ownTerm    uint64
+	appliedSeq uint64
 }
 
 func newFSM(n *Node) *fsm {
@@ -88,6 +90,9 @@ func (f *fsm) apply(index uint64, data []byte) error {
 		}
 		f.members[a.id] = a.addr
 	case kindChanges:
+		if own {
+			f.appliedSeq = lastSeq(e.body)
+		}
 		if !own && f.ks != nil {
 			if err := f.ks.Apply(e.body); err != nil {
 				// Deterministic input on a deterministic state: an
@@ -99,6 +104,9 @@ func (f *fsm) apply(index uint64, data []byte) error {
 	}
 	return nil
 }
+
+// appliedSeqLocked is appliedSeq; the caller holds mu (Snapshot).
+func (f *fsm) appliedSeqLocked() uint64 { return f.appliedSeq }
 
 // memberAddr is the client address node id announced, or "".
 func (f *fsm) memberAddr(id string) string {
@@ -133,6 +141,7 @@ func (f *fsm) lead() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ownTerm = f.n.r.Load().CurrentTerm()
+	f.appliedSeq = f.n.eng.LastChangeSeq()
 	if f.lastTime != 0 { // 0: a new group, whose clock starts now
 		f.n.eng.Clock.SetTime(time.Unix(0, f.lastTime))
 	}

@@ -1,17 +1,163 @@
 package replication
 
-// bindKeyspace binds the state machine to the engine's keyspace core
-// (its change listener, Apply, Snapshot and Restore, and its follower
-// switches). Until the core offers them, nothing is bound: the group
-// agrees on its membership and clock but the keyspace is not replicated.
-func bindKeyspace(n *Node) keyspace { return nil }
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// engineKeyspace binds the state machine to the engine's keyspace core:
+// its change listener (the leader's side), Apply, WriteSnapshot and
+// RestoreSnapshot, and its follower switch.
+type engineKeyspace struct {
+	n *Node
+	e *engine.Engine
+}
+
+func bindKeyspace(n *Node) keyspace {
+	k := &engineKeyspace{n: n, e: n.eng}
+	n.eng.SetChangeListener(k)
+	return k
+}
+
+// Committed queues a committed write transaction's changes for the log
+// and returns what the command's reply waits on: its entry committed by
+// a majority (the engine holds the reply and the transaction's
+// after-commit effects until then).
+func (k *engineKeyspace) Committed(b *engine.ChangeBatch) (wait func()) {
+	if k.e.Follower() {
+		// Only forwarded clients reach a follower's engine, and they
+		// never write; a write here (the Go API's helpers) cannot be
+		// replicated: say so instead of diverging silently.
+		k.n.cfg.Logf("warning", "A write ran on follower %s and is not replicated (seq %d)", k.n.cfg.ID, b.Seq)
+		return nil
+	}
+	data, err := b.MarshalBinary()
+	if err != nil {
+		k.n.cfg.Logf("warning", "Change batch %d: %v", b.Seq, err)
+		return nil
+	}
+	k.n.commits.capture(b.Seq, data)
+	return func() { k.n.commits.wait(b.Seq) }
+}
+
+// Apply applies a kindChanges body: one or more batches.
+func (k *engineKeyspace) Apply(body []byte) error {
+	for len(body) > 0 {
+		p, rest, ok := readString(body)
+		if !ok {
+			return errBadEntry
+		}
+		body = rest
+		var b engine.ChangeBatch
+		if err := b.UnmarshalBinary([]byte(p)); err != nil {
+			return err
+		}
+		if err := k.e.Apply(&b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lastSeq is the Seq of the last batch in a kindChanges body.
+func lastSeq(body []byte) uint64 {
+	var seq uint64
+	for len(body) > 0 {
+		p, rest, ok := readString(body)
+		if !ok {
+			return seq
+		}
+		body = rest
+		var b engine.ChangeBatch
+		if b.UnmarshalBinary([]byte(p)) == nil {
+			seq = b.Seq
+		}
+	}
+	return seq
+}
+
+// Snapshot writes the keyspace core's snapshot. On a leader the engine
+// may be ahead of the applied entries; the snapshot is only taken when
+// no write transaction closed after the last applied one, before or
+// while it is written.
+func (k *engineKeyspace) Snapshot(w io.Writer) error {
+	if k.e.Follower() {
+		return k.e.WriteSnapshot(w)
+	}
+	before := k.e.LastChangeSeq()
+	if before != k.n.fsm.appliedSeqLocked() {
+		return errAhead
+	}
+	var buf bytesBuffer
+	if err := k.e.WriteSnapshot(&buf); err != nil {
+		return err
+	}
+	if k.e.LastChangeSeq() != before {
+		return errAhead
+	}
+	_, err := w.Write(buf.b)
+	return err
+}
+
+// Restore replaces the keyspace; nil restores an empty one.
+func (k *engineKeyspace) Restore(r io.Reader) error {
+	if r == nil {
+		// An empty keyspace at the current time. The token counter is
+		// only ever raised, never lowered, by a restore.
+		p := []byte("lockredis-snapshot 1\n")
+		p = binary.AppendUvarint(p, 0)
+		p = binary.AppendVarint(p, k.e.Clock.NowMs())
+		p = append(p, 0)
+		return k.e.RestoreSnapshot(bytesReader(p))
+	}
+	return k.e.RestoreSnapshot(r)
+}
+
+// Follow switches the engine's follower mode and its clock: a follower's
+// clock is frozen and set from the entries it applies; a leader's runs on
+// from where it stands.
+func (k *engineKeyspace) Follow(on bool) {
+	k.e.SetFollower(on)
+	if on {
+		k.e.Clock.Freeze()
+	} else {
+		k.e.Clock.Resume()
+	}
+}
+
 
 // encodeBatch joins several transactions' encoded changes into one
 // kindChanges body.
 func encodeBatch(queue [][]byte) []byte {
-	var b []byte
+	size := 0
 	for _, q := range queue {
-		b = appendString(b, string(q))
+		size += len(q) + binary.MaxVarintLen64
+	}
+	b := make([]byte, 0, size)
+	for _, q := range queue {
+		b = binary.AppendUvarint(b, uint64(len(q)))
+		b = append(b, q...)
 	}
 	return b
 }
+
+type bytesReaderT struct {
+	b []byte
+}
+
+func bytesReader(b []byte) io.Reader { return &bytesReaderT{b} }
+
+func (r *bytesReaderT) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+var _ = errors.New

@@ -37,7 +37,7 @@ type Node struct {
 
 	mu        sync.Mutex
 	r         atomic.Pointer[raft.Raft] // nil when not attached
-	trans     *raft.NetworkTransport
+	trans     raft.Transport
 	store     *raftboltdb.BoltStore
 	snaps     *raft.FileSnapshotStore
 	eng       *engine.Engine
@@ -107,15 +107,10 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 		store.Close()
 		return nil, fmt.Errorf("raft snapshot store: %v", err)
 	}
-	adv, err := net.ResolveTCPAddr("tcp", n.cfg.Advertise)
+	trans, err := n.transport(logger)
 	if err != nil {
 		store.Close()
-		return nil, fmt.Errorf("raft-bind: %v", err)
-	}
-	trans, err := raft.NewTCPTransportWithLogger(n.cfg.Bind, adv, 3, 10*time.Second, logger)
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("raft-bind %s: %v", n.cfg.Bind, err)
+		return nil, err
 	}
 	n.eng, n.hub, n.addr = eng, hub, addr
 	n.stop = make(chan struct{})
@@ -134,7 +129,9 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	n.fsm.follow()
 	r, err := raft.NewRaft(rc, n.fsm, store, store, snaps, trans)
 	if err != nil {
-		trans.Close()
+		if c, ok := trans.(io.Closer); ok {
+			c.Close()
+		}
 		store.Close()
 		return nil, fmt.Errorf("raft: %v", err)
 	}
@@ -159,6 +156,30 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	return n.router, nil
 }
 
+// transport is raft's TCP transport on Bind, or Config.Transport's.
+func (n *Node) transport(logger hclog.Logger) (raft.Transport, error) {
+	if n.cfg.Transport != nil {
+		return n.cfg.Transport()
+	}
+	adv, err := net.ResolveTCPAddr("tcp", n.cfg.Advertise)
+	if err != nil {
+		return nil, fmt.Errorf("raft-bind: %v", err)
+	}
+	trans, err := raft.NewTCPTransportWithLogger(n.cfg.Bind, adv, 3, 10*time.Second, logger)
+	if err != nil {
+		return nil, fmt.Errorf("raft-bind %s: %v", n.cfg.Bind, err)
+	}
+	return trans, nil
+}
+
+// dial connects to a client port (the leader's).
+func (n *Node) dial(addr string) (net.Conn, error) {
+	if n.cfg.Dial != nil {
+		return n.cfg.Dial(addr)
+	}
+	return net.DialTimeout("tcp", addr, 2*time.Second)
+}
+
 // bootstrap starts the group from Peers when this node has no Raft state.
 func (n *Node) bootstrap(r *raft.Raft, store *raftboltdb.BoltStore, snaps *raft.FileSnapshotStore) error {
 	has, err := raft.HasExistingState(store, store, snaps)
@@ -175,7 +196,7 @@ func (n *Node) bootstrap(r *raft.Raft, store *raftboltdb.BoltStore, snaps *raft.
 		n.cfg.Logf("notice", "No Raft state and no raft-peers: waiting to be added to a group (RAFT.NODE ADD on its leader)")
 		return nil
 	}
-	peers, _ := ParsePeers(n.cfg.Peers)
+	peers, _ := parsePeers(n.cfg.Peers, false)
 	var servers []raft.Server
 	for _, p := range peers {
 		servers = append(servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Addr)})
@@ -190,7 +211,9 @@ func (n *Node) bootstrap(r *raft.Raft, store *raftboltdb.BoltStore, snaps *raft.
 // Close leaves the group: a leader hands leadership to another voter
 // first (so that SHUTDOWN or SIGTERM of the leader costs no election
 // timeout), then Raft stops and its files are closed.
-func (n *Node) Close() error {
+func (n *Node) Close() error { return n.close(true) }
+
+func (n *Node) close(handOver bool) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	r := n.r.Load()
@@ -198,7 +221,7 @@ func (n *Node) Close() error {
 		return nil
 	}
 	n.closed = true
-	if r.State() == raft.Leader && n.voters() > 1 {
+	if handOver && r.State() == raft.Leader && n.voters() > 1 {
 		if err := r.LeadershipTransfer().Error(); err != nil {
 			n.cfg.Logf("warning", "Leadership transfer before shutdown failed: %v", err)
 		}
@@ -218,7 +241,9 @@ func (n *Node) shutdownRaft(r *raft.Raft) error {
 	}
 	err := r.Shutdown().Error()
 	n.commits.fail(errShutdown)
-	n.trans.Close()
+	if c, ok := n.trans.(io.Closer); ok {
+		c.Close()
+	}
 	if cerr := n.store.Close(); err == nil {
 		err = cerr
 	}
@@ -279,14 +304,15 @@ func (n *Node) takeOver() {
 	if r.State() != raft.Leader || r.CurrentTerm() != term {
 		return
 	}
+	n.commits.reset(term, n.eng.LastChangeSeq())
 	n.fsm.lead()
 	f := r.Apply(n.makeEntry(kindAnnounce, term, announce{id: n.cfg.ID, addr: n.addr}.encode()), 0)
 	if err := f.Error(); err != nil {
 		n.cfg.Logf("warning", "New leader could not announce itself: %v", err)
 		return
 	}
-	n.commits.reset(term)
 	n.leading.Store(term)
+	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
 }
 
@@ -371,3 +397,7 @@ func (w *logWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*logWriter)(nil)
+
+// Crash stops the node at once, without handing leadership over: what a
+// kill -9 does to a process (package raftgroup's tests use it).
+func (n *Node) Crash() { n.close(false) }

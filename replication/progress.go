@@ -77,7 +77,7 @@ func (n *Node) runReporter() {
 			conn = nil
 		}
 		if conn == nil {
-			c, err := net.DialTimeout("tcp", addr, time.Second)
+			c, err := n.dial(addr)
 			if err != nil {
 				continue
 			}

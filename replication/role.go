@@ -27,9 +27,9 @@ func (n *Node) registerCommands() {
 // member is one node of the group as the commands show it.
 type member struct {
 	id, raftAddr, addr string
-	voter, leader    bool
-	index            uint64 // last log index it reported (followers), or the leader's
-	lastReport       time.Time
+	voter, leader      bool
+	index              uint64 // last log index it reported (followers), or the leader's
+	lastReport         time.Time
 }
 
 // members lists the group's configuration with what is known of each
@@ -116,7 +116,12 @@ func (n *Node) cmdRole(c *engine.Call) {
 // Redis's field names.
 func (n *Node) infoReplication(b []byte) []byte {
 	r := n.r.Load()
-	line := func(k, v string) { b = append(b, k...); b = append(b, ':'); b = append(b, v...); b = append(b, "\r\n"...) }
+	line := func(k, v string) {
+		b = append(b, k...)
+		b = append(b, ':')
+		b = append(b, v...)
+		b = append(b, "\r\n"...)
+	}
 	b = append(b, "# Replication\r\n"...)
 	if r == nil {
 		line("role", "master")
