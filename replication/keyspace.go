@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 
-
 	"github.com/lockredis/lockredis/engine"
 )
 
@@ -128,7 +127,6 @@ func (k *engineKeyspace) Follow(on bool) {
 		k.e.Clock.Resume()
 	}
 }
-
 
 // encodeBatch joins several transactions' encoded changes into one
 // kindChanges body.

@@ -179,6 +179,16 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.restartFence, err = one()
 	case "lock-delay":
 		cfg.lockDelay, err = num()
+	case "raft-id":
+		cfg.raftID, err = one()
+	case "raft-bind":
+		cfg.raftBind, err = one()
+	case "raft-peers":
+		cfg.raftPeers, err = one()
+	case "raft-dir":
+		cfg.raftDir, err = one()
+	case "raft-group-name":
+		cfg.raftGroupName, err = one()
 	case "max-lock-ttl":
 		var v string
 		if v, err = one(); err == nil {
@@ -355,6 +365,11 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("maxmemory-policy", func() { out.maxmemPolicy = cli.maxmemPolicy })
 	set("restart-fence", func() { out.restartFence = cli.restartFence })
 	set("lock-delay", func() { out.lockDelay = cli.lockDelay })
+	set("raft-id", func() { out.raftID = cli.raftID })
+	set("raft-bind", func() { out.raftBind = cli.raftBind })
+	set("raft-peers", func() { out.raftPeers = cli.raftPeers })
+	set("raft-dir", func() { out.raftDir = cli.raftDir })
+	set("raft-group-name", func() { out.raftGroupName = cli.raftGroupName })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
 	overlayTLS(&out.tls, cli.tls, fs)
 	set("protected-mode", func() { out.protectedMode = cli.protectedMode })

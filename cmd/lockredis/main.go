@@ -20,6 +20,7 @@ import (
 
 	"github.com/lockredis/lockredis"
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/raftgroup"
 	"github.com/spf13/pflag"
 )
 
@@ -69,6 +70,9 @@ type config struct {
 	// clusterEnabled: cluster-enabled, the single-node cluster emulation
 	// (engine/cmd_cluster.go).
 	clusterEnabled bool
+	// Replication (docs/replication.md): a node of a Raft group when
+	// raftID is set.
+	raftID, raftBind, raftPeers, raftDir, raftGroupName string
 	// ignored are the accepted-and-ignored directives given, with their
 	// values (CONFIG GET reports those it knows).
 	ignored map[string]string
@@ -86,6 +90,7 @@ func defaults() config {
 		slowlogSlowerThan: strconv.Itoa(engine.DefaultSlowlogSlowerThan),
 		slowlogMaxLen:     strconv.Itoa(engine.DefaultSlowlogMaxLen),
 		latencyThreshold:  "0", enableDebug: "no", enableModule: "no",
+		raftGroupName: "mymaster",
 	}
 }
 
@@ -222,6 +227,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"supervised":                cfg.supervised,
 			"pidfile":                   cfg.pidfile,
 		},
+		RaftID:        cfg.raftID,
+		RaftBind:      cfg.raftBind,
+		RaftPeers:     cfg.raftPeers,
+		RaftDir:       cfg.raftDir,
+		RaftGroupName: cfg.raftGroupName,
 		// SHUTDOWN closes the server; then this process exits.
 		OnShutdown: func(err error) { shutdownDone <- err },
 		OnConfigSet: func(name, value string) {
@@ -249,6 +259,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		addr += " (tls " + strings.Join(opts.TLSAddrs, " ") + ")"
 	}
 	srv := lockredis.NewServer(opts)
+	mode := "standalone"
+	if cfg.raftID != "" {
+		// One node of a replicated group (package raftgroup); its Raft
+		// log lives in raft-dir, default <dir>/raft.
+		if srv, _, err = raftgroup.NewServer(opts); err != nil {
+			logf("warning", "Can't start: %v", err)
+			fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			return 1
+		}
+		mode = "raft node " + cfg.raftID + " (raft " + cfg.raftBind + ")"
+	}
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
 		// the terminal too when the log goes to a file.
@@ -265,11 +286,16 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			defer os.Remove(cfg.pidfile)
 		}
 	}
-	mode := "in memory"
-	if cfg.appendonly == "yes" {
-		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
+	storage := "in memory"
+	if cfg.raftID != "" {
+		storage = "Raft log in " + opts.RaftDir
+		if opts.RaftDir == "" {
+			storage = "Raft log in " + filepath.Join(cfg.dir, "raft")
+		}
+	} else if cfg.appendonly == "yes" {
+		storage = fmt.Sprintf("append-only file %s/%s, appendfsync %s", cfg.dir, cfg.appendfile, cfg.appendfsync)
 	}
-	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode standalone, %s", lockredis.Version, engine.Version, os.Getpid(), mode)
+	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode %s, %s", lockredis.Version, engine.Version, os.Getpid(), mode, storage)
 	if len(srv.Addrs()) > 0 {
 		logf("notice", "Ready to accept connections tcp on %s", strings.Join(srv.Addrs(), " "))
 	}
@@ -344,6 +370,11 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.DurationVar(&cfg.maxLockTTL, "max-lock-ttl", cfg.maxLockTTL, "longest restart fence auto may impose")
 	registerTLSFlags(fs, &cfg.tls)
 	fs.IntVar(&cfg.lockDelay, "lock-delay", cfg.lockDelay, "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)")
+	fs.StringVar(&cfg.raftID, "raft-id", "", "this node's id in a replicated group (docs/replication.md); needs --raft-bind")
+	fs.StringVar(&cfg.raftBind, "raft-bind", "", "HOST:PORT of this node's Raft traffic")
+	fs.StringVar(&cfg.raftPeers, "raft-peers", "", "the group's first members, the same on every node: 1=HOST:PORT,2=HOST:PORT,3=HOST:PORT (ignored once the node has Raft state)")
+	fs.StringVar(&cfg.raftDir, "raft-dir", "", "directory of the Raft log and snapshots (default <dir>/raft)")
+	fs.StringVar(&cfg.raftGroupName, "raft-group-name", cfg.raftGroupName, "the master's name Sentinel clients ask for (SENTINEL GET-MASTER-ADDR-BY-NAME)")
 	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
 		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
 	fs.IntVar(&cfg.timeout, "timeout", cfg.timeout, "close a client idle for this many seconds (0: never)")
@@ -406,6 +437,12 @@ func validate(cfg *config) error {
 	}
 	if cfg.lockDelay < 0 {
 		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
+	}
+	if cfg.raftID == "" && (cfg.raftBind != "" || cfg.raftPeers != "" || cfg.raftDir != "") {
+		return fmt.Errorf("--raft-bind, --raft-peers and --raft-dir need --raft-id")
+	}
+	if cfg.raftID != "" && cfg.raftBind == "" {
+		return fmt.Errorf("--raft-id needs --raft-bind HOST:PORT (the address of this node's Raft traffic)")
 	}
 	if cfg.luaHardLimit < 0 {
 		return fmt.Errorf("--lua-hard-time-limit must not be negative, got %d", cfg.luaHardLimit)
