@@ -3,6 +3,7 @@ package raftgroup_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -61,7 +62,7 @@ func (c *client) read() (any, error) {
 			return "(nil)", nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFull(c.br, buf); err != nil {
+		if _, err := io.ReadFull(c.br, buf); err != nil {
 			return nil, err
 		}
 		return string(buf[:n]), nil
@@ -79,18 +80,6 @@ func (c *client) read() (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("unexpected reply %q", line)
-}
-
-func ioReadFull(br *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := br.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // must is do that fails the test on a connection error.

@@ -70,8 +70,8 @@ func (rt *router) state(c *resp.Conn) *connState {
 
 // Commands a node answers for itself, leader or follower.
 var localCommands = map[string]bool{
-	"role": true, "info": true, "sentinel": true, "cluster": true, "raft": true,
-	"raft.info": true, "raft.node": true, "raft.transfer-leader": true, "raft.announce": true,
+	"role": true, "info": true, "sentinel": true, "cluster": true,
+	"raft.info": true, "raft.node": true, "raft.transfer_leader": true, "raft.report": true,
 	"readonly": true, "readwrite": true, "quit": true, "command": true, "ping": true, "echo": true,
 	"time": true, "lastsave": true, "config": true, "debug": true, "latency": true, "slowlog": true,
 	"memory": true, "module": true, "lolwut": true, "acl": true, "shutdown": true,

@@ -3,6 +3,7 @@ package replication
 import (
 	"bufio"
 	"errors"
+	"io"
 	"strconv"
 )
 
@@ -50,7 +51,7 @@ func readValue(br *bufio.Reader, dst []byte, depth int) ([]byte, error) {
 		}
 		start := len(dst)
 		dst = append(dst, make([]byte, n+2)...)
-		if _, err := readFull(br, dst[start:]); err != nil {
+		if _, err := io.ReadFull(br, dst[start:]); err != nil {
 			return dst, err
 		}
 		return dst, nil
@@ -73,18 +74,6 @@ func readValue(br *bufio.Reader, dst []byte, depth int) ([]byte, error) {
 		return dst, nil
 	}
 	return dst, errBadFrame
-}
-
-func readFull(br *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := br.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // appendCommand encodes args as a RESP array of bulk strings.

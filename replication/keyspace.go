@@ -2,7 +2,6 @@ package replication
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 
 	"github.com/lockredis/lockredis/engine"
@@ -157,5 +156,3 @@ func (r *bytesReaderT) Read(p []byte) (int, error) {
 	r.b = r.b[n:]
 	return n, nil
 }
-
-var _ = errors.New
