@@ -1,6 +1,6 @@
 module github.com/lockredis/lockredis/compat_test
 
-go 1.23.0
+go 1.25.0
 
 require (
 	github.com/MaricoHan/redisson v1.0.1
@@ -37,7 +37,7 @@ require (
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	github.com/yuin/gopher-lua v1.1.2 // indirect
-	golang.org/x/sys v0.31.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace github.com/lockredis/lockredis => ../
