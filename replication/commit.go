@@ -89,10 +89,12 @@ func (c *committer) wait(seq uint64) error {
 // fail ends the term: every waiter gets err. It reports whether changes
 // were captured that are not known to be committed (the engine then holds
 // state the group may not have).
-func (c *committer) fail(err error) (uncommitted bool) {
+// engineSeq is the engine's last Seq: a write that ran as the engine
+// switched to follower mode was not captured but is in the engine.
+func (c *committer) fail(err error, engineSeq uint64) (uncommitted bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	uncommitted = c.committed < c.captured
+	uncommitted = c.committed < max(c.captured, engineSeq)
 	if c.failed == nil {
 		c.failed = err
 	}

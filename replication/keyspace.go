@@ -27,9 +27,12 @@ func bindKeyspace(n *Node) keyspace {
 // after-commit effects until then).
 func (k *engineKeyspace) Committed(b *engine.ChangeBatch) (wait func()) {
 	if k.e.Follower() {
-		// Only forwarded clients reach a follower's engine, and they
-		// never write; a write here (the Go API's helpers) cannot be
-		// replicated: say so instead of diverging silently.
+		// Clients' writes never run on a follower's engine (they are
+		// forwarded); one that ran as this node stepped down is in the
+		// engine but not in the log: the step-down rebuilds the engine
+		// from the log (stepDown compares Seqs) and the client's reply
+		// is replaced by an error (router.Hold). A write through the Go
+		// API's helpers on a follower is not replicated either: say so.
 		k.n.cfg.Logf("warning", "A write ran on follower %s and is not replicated (seq %d)", k.n.cfg.ID, b.Seq)
 		return nil
 	}

@@ -240,7 +240,7 @@ func (n *Node) shutdownRaft(r *raft.Raft) error {
 		r.DeregisterObserver(n.observer)
 	}
 	err := r.Shutdown().Error()
-	n.commits.fail(errShutdown)
+	n.commits.fail(errShutdown, 0)
 	if c, ok := n.trans.(io.Closer); ok {
 		c.Close()
 	}
@@ -322,7 +322,7 @@ func (n *Node) takeOver() {
 func (n *Node) stepDown() {
 	was := n.leading.Swap(0)
 	n.fsm.follow()
-	lost := n.commits.fail(errLeadershipLost)
+	lost := n.commits.fail(errLeadershipLost, n.eng.LastChangeSeq())
 	n.router.dropLocal()
 	if lost {
 		if err := n.fsm.rebuild(); err != nil {
