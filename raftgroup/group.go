@@ -55,6 +55,9 @@ type Options struct {
 	Server lockredis.Options
 	// Timeouts, when set, replace the LAN defaults (see replication).
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout time.Duration
+	// Log compaction, when set, replaces the defaults (see replication).
+	SnapshotThreshold, TrailingLogs uint64
+	SnapshotInterval                time.Duration
 }
 
 // Run starts a group of n nodes for the test, waits until it has a
@@ -104,6 +107,7 @@ func (m *Member) start(peers string, o Options) error {
 	}
 	cfg := replication.Config{
 		HeartbeatTimeout: o.HeartbeatTimeout, ElectionTimeout: o.ElectionTimeout, LeaderLeaseTimeout: o.LeaderLeaseTimeout,
+		SnapshotThreshold: o.SnapshotThreshold, TrailingLogs: o.TrailingLogs, SnapshotInterval: o.SnapshotInterval,
 		Transport: func() (raft.Transport, error) {
 			_, t := raft.NewInmemTransport(raft.ServerAddress(raftAddr(m.ID)))
 			m.g.mu.Lock()

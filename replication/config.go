@@ -49,6 +49,8 @@ type Config struct {
 	// snapshot lets it be compacted; TrailingLogs how many stay after.
 	SnapshotThreshold uint64
 	TrailingLogs      uint64
+	// SnapshotInterval is how often raft checks the threshold.
+	SnapshotInterval time.Duration
 }
 
 // LAN defaults. hashicorp/raft's own (1 s heartbeat and election
@@ -64,6 +66,7 @@ const (
 	DefaultLeaderLeaseTimeout = 200 * time.Millisecond
 	DefaultSnapshotThreshold  = 8192
 	DefaultTrailingLogs       = 4096
+	DefaultSnapshotInterval   = 10 * time.Second
 	DefaultGroupName          = "mymaster"
 )
 
@@ -143,6 +146,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.TrailingLogs == 0 {
 		c.TrailingLogs = DefaultTrailingLogs
 	}
+	if c.SnapshotInterval == 0 {
+		c.SnapshotInterval = DefaultSnapshotInterval
+	}
 	if c.Peers != "" {
 		peers, err := parsePeers(c.Peers, c.Transport == nil)
 		if err != nil {
@@ -171,7 +177,7 @@ func (c Config) raftConfig() *raft.Config {
 	rc.CommitTimeout = 5 * time.Millisecond
 	rc.SnapshotThreshold = c.SnapshotThreshold
 	rc.TrailingLogs = c.TrailingLogs
-	rc.SnapshotInterval = 10 * time.Second
+	rc.SnapshotInterval = c.SnapshotInterval
 	// Entries are batches of many clients' changes already; a larger
 	// pipeline keeps a slow follower catching up quickly.
 	rc.MaxAppendEntries = 256

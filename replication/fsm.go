@@ -19,10 +19,12 @@ import (
 type keyspace interface {
 	// Apply applies one kindChanges body in a single write transaction.
 	Apply(body []byte) error
-	// Snapshot writes the whole state; it fails with errAhead when the
-	// engine holds changes the log has not reached (a leader's own,
-	// not yet applied).
-	Snapshot(w io.Writer) error
+	// Capture captures the whole state, to be written out later (a
+	// follower's, whose engine holds exactly the applied entries).
+	Capture() (io.WriterTo, error)
+	// Hold runs fn with every write transaction held off; capture
+	// captures the state as of then (a leader's compaction, compact.go).
+	Hold(fn func(capture func() (io.WriterTo, error)))
 	// Restore replaces the whole state with a snapshot's.
 	Restore(r io.Reader) error
 	// Follow switches the engine between follower mode (no expiry, no
@@ -31,7 +33,12 @@ type keyspace interface {
 	Follow(on bool)
 }
 
-var errAhead = errors.New("replication: the keyspace holds changes not yet applied from the log; snapshot later")
+// errAhead is a leader's answer to raft's own snapshot attempts: its
+// engine runs ahead of the applied entries, so only a state captured with
+// writes held (compact.go) matches an index; raft's attempt starts one.
+var errAhead = errors.New(errAheadText)
+
+const errAheadText = "replication: the leader's keyspace is ahead of the log; compacting with writes held"
 
 // fsm is the Raft state machine: the engine's keyspace plus what the
 // group itself keeps (the replicated clock, the nodes' client addresses).
@@ -51,6 +58,15 @@ type fsm struct {
 	// engine's Seq of the last change batch applied in that term.
 	ownTerm    uint64
 	appliedSeq uint64
+	// seqApplied, when not nil, is closed at the next applied change
+	// entry (waitApplied).
+	seqApplied chan struct{}
+	// prepared is a leader's state captured with writes held, for the
+	// Snapshot raft is asked for next (compact.go).
+	prepared *prepared
+	// suspect: a former leader's engine may hold changes that never
+	// committed, until it is rebuilt from the log; no snapshot then.
+	suspect bool
 }
 
 func newFSM(n *Node) *fsm {
@@ -92,6 +108,10 @@ func (f *fsm) apply(index uint64, data []byte) error {
 	case kindChanges:
 		if own {
 			f.appliedSeq = lastSeq(e.body)
+			if f.seqApplied != nil {
+				close(f.seqApplied)
+				f.seqApplied = nil
+			}
 		}
 		if !own && f.ks != nil {
 			if err := f.ks.Apply(e.body); err != nil {
@@ -104,9 +124,6 @@ func (f *fsm) apply(index uint64, data []byte) error {
 	}
 	return nil
 }
-
-// appliedSeqLocked is appliedSeq; the caller holds mu (Snapshot).
-func (f *fsm) appliedSeqLocked() uint64 { return f.appliedSeq }
 
 // memberAddr is the client address node id announced, or "".
 func (f *fsm) memberAddr(id string) string {
@@ -150,11 +167,16 @@ func (f *fsm) lead() {
 	}
 }
 
-// follow switches to follower mode.
+// follow switches to follower mode. When it was leading, its engine may
+// hold changes the log never got: no snapshot until settled says so.
 func (f *fsm) follow() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.ownTerm != 0 {
+		f.suspect = true
+	}
 	f.ownTerm = 0
+	f.prepared = nil
 	if f.ks != nil {
 		f.ks.Follow(true)
 	}
@@ -168,13 +190,45 @@ func (f *fsm) follow() {
 //	the keyspace core's snapshot, to the end
 const snapshotMagic = "LOCKREDIS-RAFT-SNAPSHOT 1\n"
 
-// Snapshot captures the state at the applied index. A leader's engine may
-// hold its own changes that are not applied yet: it refuses then (raft
-// retries at its next snapshot interval) rather than write a snapshot
-// that could contain changes the log will never have.
+// settled says that a former leader's engine holds the log's state again
+// (rebuilt, or nothing was uncommitted).
+func (f *fsm) settled() {
+	f.mu.Lock()
+	f.suspect = false
+	f.mu.Unlock()
+}
+
+// Snapshot captures the state at the applied index. A leader's engine
+// runs ahead of the applied entries (its own changes are in it before
+// they commit): it uses the state its compactor captured with writes
+// held at exactly the applied changes, or refuses and has the compactor
+// capture one (compact.go); it never snapshots changes the log may never
+// have. Snapshot runs in raft's FSM goroutine, between applies: it only
+// copies references; Persist writes.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.suspect {
+		return nil, errAhead
+	}
+	var body io.WriterTo
+	if f.ks != nil {
+		if f.ownTerm != 0 {
+			p := f.prepared
+			f.prepared = nil
+			if p == nil || p.seq != f.appliedSeq {
+				f.n.wantCompaction()
+				return nil, errAhead
+			}
+			body = p.state
+			close(p.taken)
+		} else {
+			var err error
+			if body, err = f.ks.Capture(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var head []byte
 	head = append(head, snapshotMagic...)
 	head = binary.AppendUvarint(head, f.applied)
@@ -188,15 +242,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	for _, id := range ids {
 		head = appendString(appendString(head, id), f.members[id])
 	}
-	s := &fsmSnapshot{head: head}
-	if f.ks != nil {
-		var buf bytesBuffer
-		if err := f.ks.Snapshot(&buf); err != nil {
-			return nil, err
-		}
-		s.body = buf.b
-	}
-	return s, nil
+	return &fsmSnapshot{head: head, body: body}, nil
 }
 
 // Restore replaces the state with a snapshot's (at start, and when the
@@ -290,6 +336,7 @@ func (f *fsm) rebuild() error {
 		}
 	}
 	f.applied = applied
+	f.suspect = false
 	return nil
 }
 
@@ -308,7 +355,8 @@ func readStringFrom(br *bufio.Reader) (string, error) {
 // fsmSnapshot is a captured state, written out by Persist while the state
 // machine goes on applying.
 type fsmSnapshot struct {
-	head, body []byte
+	head []byte
+	body io.WriterTo // nil: no keyspace bound
 }
 
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
@@ -316,9 +364,11 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		sink.Cancel()
 		return err
 	}
-	if _, err := sink.Write(s.body); err != nil {
-		sink.Cancel()
-		return err
+	if s.body != nil {
+		if _, err := s.body.WriteTo(sink); err != nil {
+			sink.Cancel()
+			return err
+		}
 	}
 	return sink.Close()
 }

@@ -81,27 +81,15 @@ func lastSeq(body []byte) uint64 {
 	return seq
 }
 
-// Snapshot writes the keyspace core's snapshot. On a leader the engine
-// may be ahead of the applied entries; the snapshot is only taken when
-// no write transaction closed after the last applied one, before or
-// while it is written.
-func (k *engineKeyspace) Snapshot(w io.Writer) error {
-	if k.e.Follower() {
-		return k.e.WriteSnapshot(w)
-	}
-	before := k.e.LastChangeSeq()
-	if before != k.n.fsm.appliedSeqLocked() {
-		return errAhead
-	}
-	var buf bytesBuffer
-	if err := k.e.WriteSnapshot(&buf); err != nil {
-		return err
-	}
-	if k.e.LastChangeSeq() != before {
-		return errAhead
-	}
-	_, err := w.Write(buf.b)
-	return err
+// Capture captures the keyspace core's state in a read transaction.
+func (k *engineKeyspace) Capture() (io.WriterTo, error) { return k.e.CaptureState() }
+
+// Hold runs fn inside a write transaction of its own, which holds every
+// other writer off; capture reads the state in it.
+func (k *engineKeyspace) Hold(fn func(capture func() (io.WriterTo, error))) {
+	k.e.Do(true, 0, func(tx *engine.Tx) {
+		fn(func() (io.WriterTo, error) { return tx.CaptureState() })
+	})
 }
 
 // Restore replaces the keyspace; nil restores an empty one.

@@ -51,6 +51,11 @@ func (n *Node) cmdRaftInfo(c *engine.Call) {
 	line("last_log_index", strconv.FormatUint(r.LastIndex(), 10))
 	line("commit_index", strconv.FormatUint(r.CommitIndex(), 10))
 	line("applied_index", strconv.FormatUint(n.fsm.appliedIndex(), 10))
+	// What compaction left: the log holds first_log_index..last_log_index,
+	// everything up to snapshot_index is in the latest snapshot.
+	first, _ := n.store.FirstIndex()
+	line("first_log_index", strconv.FormatUint(first, 10))
+	line("snapshot_index", r.Stats()["last_snapshot_index"])
 	line("last_contact_ms", strconv.FormatInt(lastContactMs(r), 10))
 	line("group_name", n.cfg.GroupName)
 	sb.WriteString("\r\n# Nodes\r\n")

@@ -53,6 +53,7 @@ type Node struct {
 	closed    bool
 	notifyCh  chan bool
 	observeCh chan raft.Observation
+	compactCh chan struct{} // wantCompaction (compact.go)
 
 	// leading is the term this node leads in and serves as leader; 0
 	// while it does not (not leader, or leader still catching up).
@@ -121,6 +122,7 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	n.verifier = &verifier{n: n}
 	n.router = newRouter(n)
 	n.notifyCh = make(chan bool, 8)
+	n.compactCh = make(chan struct{}, 1)
 	rc := n.cfg.raftConfig()
 	rc.Logger = logger
 	rc.NotifyCh = n.notifyCh
@@ -148,7 +150,8 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	})
 	r.RegisterObserver(n.observer)
 	n.registerCommands()
-	n.wg.Add(4)
+	n.wg.Add(5)
+	go n.runCompactor()
 	go n.watchLeadership()
 	go n.watchLeader()
 	go n.commits.run()
@@ -328,6 +331,8 @@ func (n *Node) stepDown() {
 		if err := n.fsm.rebuild(); err != nil {
 			n.cfg.Logf("warning", "Rebuilding the keyspace from the Raft log failed: %v", err)
 		}
+	} else {
+		n.fsm.settled()
 	}
 	if was != 0 {
 		n.cfg.Logf("notice", "No longer leading the group (was leader in term %d)", was)
@@ -389,7 +394,9 @@ type logWriter struct {
 func (w *logWriter) Write(p []byte) (int, error) {
 	line := strings.TrimRight(string(p), "\n")
 	level := "verbose"
-	if strings.Contains(line, "[WARN]") || strings.Contains(line, "[ERROR]") {
+	// raft logs its snapshot attempts a leader answers with errAhead as
+	// failures; they are how the leader's compaction starts.
+	if (strings.Contains(line, "[WARN]") || strings.Contains(line, "[ERROR]")) && !strings.Contains(line, errAheadText) {
 		level = "warning"
 	}
 	w.logf(level, "%s", line)
