@@ -1,11 +1,3 @@
-// Package lockredis is a lock server that speaks the Redis protocol. Run it
-// inside Go tests as a fake Redis with a controllable clock, or standalone
-// with cmd/lockredis.
-//
-//	srv := lockredis.RunT(t)
-//	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-//	...
-//	srv.FastForward(30 * time.Second) // leases run out, no sleeping
 package lockredis
 
 import (
@@ -17,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
@@ -178,6 +171,9 @@ type Server struct {
 	started bool
 	closed  bool
 	served  chan error
+	// live is the engine while it runs, loading included, for Stats,
+	// which must not wait for mu: Start holds it while the keyspace loads.
+	live atomic.Pointer[engine.Engine]
 
 	// What Restart carries over to the next engine (restart.go): the
 	// clock, the addresses bound at the first start, an in-memory
@@ -322,7 +318,10 @@ func (s *Server) start() error {
 		closeAll()
 		return err
 	}
-	eng, err := engine.New(engine.Config{
+	// Open, then Load once the ports serve: while a large file loads,
+	// clients get LOADING as from redis-server, INFO shows the progress,
+	// and Stats reads the engine.
+	eng, err := engine.Open(engine.Config{
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
 		ACLFile:     s.opts.ACLFile,
@@ -383,6 +382,14 @@ func (s *Server) start() error {
 	}
 	var router resp.Router
 	if s.opts.Replication != nil {
+		// A node's keyspace lives in memory and comes from the Raft
+		// snapshot and log, which Attach replays into it: the (empty)
+		// keyspace is loaded first, before clients, as nothing is read.
+		if err := eng.Load(); err != nil {
+			eng.Close()
+			closeAll()
+			return err
+		}
 		if router, err = s.opts.Replication.Attach(eng, hub, lns[0].Addr().String()); err != nil {
 			eng.Close()
 			closeAll()
@@ -407,6 +414,18 @@ func (s *Server) start() error {
 	for _, ln := range tlns {
 		go func() { s.served <- s.srv.ServeTLS(ln, s.opts.TLSConfig) }()
 	}
+	s.live.Store(eng)
+	if s.opts.Replication != nil {
+		// Loaded above.
+	} else if err := eng.Load(); err != nil {
+		s.live.Store(nil)
+		s.srv.Close()
+		for range len(lns) + len(tlns) {
+			<-s.served
+		}
+		eng.Close()
+		return err
+	}
 	s.started = true
 	s.closed = false
 	return nil
@@ -426,6 +445,7 @@ func (s *Server) Close() error {
 
 func (s *Server) close() error {
 	s.closed = true
+	s.live.Store(nil)
 	err := s.srv.Close()
 	for range len(s.lns) + len(s.tlns) {
 		if serr := <-s.served; err == nil {

@@ -266,8 +266,9 @@ func infoPersistence(b []byte, c *Call) []byte {
 	if pi.LastWriteErr != "" || pi.LastFsyncErr != "" {
 		writeStatus = "err"
 	}
+	li := c.E.Loading() // loading.go
 	b = append(b, "# Persistence\r\n"...)
-	b = infoLine(b, "loading", "0")
+	b = infoInt(b, "loading", boolInt(li.Loading))
 	b = infoLine(b, "async_loading", "0")
 	// TODO: count changes once persistence reports its saves.
 	b = infoLine(b, "rdb_changes_since_last_save", "0")
@@ -295,6 +296,16 @@ func infoPersistence(b []byte, c *Call) []byte {
 		b = infoLine(b, "aof_last_write_error", pi.LastWriteErr)
 		b = infoInt(b, "aof_last_write_errno", int64(pi.LastErrno))
 		b = infoLine(b, "aof_misconf", pi.Misconf)
+	}
+	if li.Loading {
+		// Redis's fields while it loads; loading_rdb_used_mem is for RDB
+		// files, which lockredis does not read.
+		b = infoInt(b, "loading_start_time", li.Start.Unix())
+		b = infoInt(b, "loading_total_bytes", li.TotalBytes)
+		b = infoLine(b, "loading_rdb_used_mem", "0")
+		b = infoInt(b, "loading_loaded_bytes", li.LoadedBytes)
+		b = infoLine(b, "loading_loaded_perc", strconv.FormatFloat(li.Percent, 'f', 2, 64))
+		b = infoInt(b, "loading_eta_seconds", int64(li.ETA/time.Second))
 	}
 	fence := c.E.RestartFenceRemaining()
 	b = infoInt(b, "restart_fence_remaining_ms", fence.Milliseconds())

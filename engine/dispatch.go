@@ -14,7 +14,8 @@ import (
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
 //	permissions, keys in different slots (cluster mode, cmd_cluster.go),
 //	OOM, MISCONF (guards.go), subscribed RESP2 context, a MONITOR
-//	client's keyspace commands, BUSY (guards.go), pause, MULTI queueing,
+//	client's keyspace commands, LOADING (loading.go), BUSY (guards.go),
+//	pause, MULTI queueing,
 //	waiting for a running script;
 //	for scripts: lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
@@ -107,6 +108,11 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	if s.Monitoring() && cmd.Flags&(FlagMayReplicate|FlagWrite|FlagReadonly) != 0 {
 		e.reject(s, cmd, args, w, errMonitorKeyspace) // monitor.go
+		return cmd
+	}
+	// The keyspace is still loading (loading.go).
+	if err := e.loadingRefusal(cmd); err != nil {
+		e.reject(s, cmd, args, w, err)
 		return cmd
 	}
 	// A script past busy-reply-threshold holds the engine lock: refuse at

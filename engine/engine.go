@@ -111,7 +111,8 @@ type Stats struct {
 // in one process; they share nothing.
 type Engine struct {
 	cfg   Config
-	db    *buntdb.DB
+	db    *buntdb.DB // nil until Load
+	path  string     // the buntdb file, ":memory:" for none
 	Clock *Clock
 	Table *Table
 	Stats Stats
@@ -164,6 +165,7 @@ type Engine struct {
 	afterDone uint64
 
 	persist   *persister     // nil when the keyspace is in memory (persist.go)
+	loading   loadState      // Load's progress (loading.go)
 	fence     *fence         // the restart fence (fence.go)
 	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
 	functions functionsState // persistence, INFO and BUSY of functions (functions_store.go)
@@ -188,8 +190,26 @@ type Engine struct {
 	replInfo atomic.Pointer[func(b []byte) []byte]
 }
 
-// New opens the keyspace and starts the expiry sweeper.
+// New opens the keyspace, loads it and starts the expiry sweeper: Open
+// and Load in one call.
 func New(cfg Config) (*Engine, error) {
+	e, err := Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Load(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Open makes an engine whose keyspace is not loaded yet: the settings are
+// checked, the restart fence decided and the commands registered, so a
+// server can accept clients while Load reads a large file; until Load
+// returns they get LOADING for every command Redis refuses while loading
+// (dispatch.go, loading.go). Close releases the engine, loaded or not.
+func Open(cfg Config) (*Engine, error) {
 	if cfg.Databases == 0 {
 		cfg.Databases = 16
 	}
@@ -221,40 +241,12 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	started := false
-	defer func() {
-		if !started {
-			fnc.release()
-		}
-	}()
 	if path == "" {
 		path = ":memory:"
-	} else if err := persistPrepare(path, cfg.Logf); err != nil {
-		// persist.go: a torn tail is cut here, a corrupt middle refused.
-		return nil, err
-	}
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	var bc buntdb.Config
-	if err := db.ReadConfig(&bc); err != nil {
-		db.Close()
-		return nil, err
-	}
-	// buntdb must never expire anything itself: expiry lives in our values.
-	bc.OnExpired = nil
-	bc.OnExpiredSync = nil
-	// persist.go owns fsync and rewrites (see there).
-	bc.SyncPolicy = buntdb.Never
-	bc.AutoShrinkDisabled = true
-	if err := db.SetConfig(bc); err != nil {
-		db.Close()
-		return nil, err
 	}
 	e := &Engine{
 		cfg:      cfg,
-		db:       db,
+		path:     path,
 		Clock:    cfg.Clock,
 		Table:    newTable(),
 		keys:     make([]atomic.Int64, cfg.Databases),
@@ -266,13 +258,16 @@ func New(cfg Config) (*Engine, error) {
 		fence:    fnc,
 		cluster:  newClusterState(cfg),
 	}
-	if err := e.initGuards(&cfg); err != nil { // guards.go
-		db.Close()
+	e.loading.active.Store(true)
+	fail := func(err error) (*Engine, error) {
+		fnc.release()
 		return nil, err
 	}
+	if err := e.initGuards(&cfg); err != nil { // guards.go
+		return fail(err)
+	}
 	if err := e.initOutputLimits(cfg.Params); err != nil { // outbuf.go
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	e.afterCond = sync.NewCond(&e.afterMu)
 	e.initACL()
@@ -282,35 +277,17 @@ func New(cfg Config) (*Engine, error) {
 		tx.runFn = tx.run
 		return tx
 	}
-	var lastToken uint64
-	if path == ":memory:" {
-		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
-			db.Close()
-			return nil, err
-		}
-	}
-	maxToken, err := e.countKeys()
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if fnc.path != "" {
-		e.tokens.reserve = fnc.reserveTokens
-	}
-	e.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
 	e.blocks.e = e
 	e.tracker.init(e)
 	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
 		n, ok := ParseInt([]byte(v))
 		if !ok || n < 0 {
-			db.Close()
-			return nil, fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v)
+			return fail(fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v))
 		}
 		e.tracker.maxKeys.Store(n)
 	}
 	if err := e.initOps(); err != nil { // ops.go
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
 	e.addListener(&e.watches, false)
 	e.addListener(&e.blocks, true)
@@ -318,17 +295,95 @@ func New(cfg Config) (*Engine, error) {
 	e.addListener(&e.locks, true) // after blocks: sees keys already handed over
 	e.registerBuiltins()
 	e.execCmd = e.Table.Get([]byte("exec"))
+	return e, nil
+}
+
+// Load reads the keyspace (the append-only file, or Config.Restore),
+// logging its progress and showing it in INFO persistence (loading.go),
+// then starts persistence and the expiry sweeper. It runs once, after
+// Open; after an error the engine must be closed.
+func (e *Engine) Load() (err error) {
+	if e.db != nil || e.closed.Load() || e.loading.start.Load() != 0 {
+		return errors.New("engine: Load runs once, before Close")
+	}
+	path, logf := e.path, e.cfg.Logf
+	size := int64(0)
+	if path == ":memory:" && e.cfg.Restore != nil {
+		size = int64(len(e.cfg.Restore.data))
+	}
+	began := time.Now()
+	e.loading.begin(path, size, e.storedKeys, logf)
+	defer func() { e.loading.finish(err == nil) }()
 	if path != ":memory:" {
-		if e.persist, err = newPersister(e, path, cfg.AppendFsync); err != nil {
+		e.loading.setStep(loadCheck)
+		// persist.go: a torn tail is cut here, a corrupt middle refused.
+		if err := persistPrepare(path, logf); err != nil {
+			return err
+		}
+		e.loading.statFile(path)
+	}
+	e.loading.setStep(loadRead)
+	db, err := buntdb.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	var bc buntdb.Config
+	if err := db.ReadConfig(&bc); err != nil {
+		db.Close()
+		return err
+	}
+	// buntdb must never expire anything itself: expiry lives in our values.
+	bc.OnExpired = nil
+	bc.OnExpiredSync = nil
+	// persist.go owns fsync and rewrites (see there).
+	bc.SyncPolicy = buntdb.Never
+	bc.AutoShrinkDisabled = true
+	if err := db.SetConfig(bc); err != nil {
+		db.Close()
+		return err
+	}
+	var lastToken uint64
+	if path == ":memory:" {
+		if lastToken, err = restore(db, e.cfg.Restore, e.loading.reader); err != nil { // snapshot.go
 			db.Close()
-			return nil, err
+			return err
+		}
+	}
+	e.db = db
+	e.loading.setStep(loadIndex)
+	maxToken, err := e.countKeys()
+	if err != nil {
+		return err
+	}
+	if e.fence.path != "" {
+		e.tokens.reserve = e.fence.reserveTokens
+	}
+	e.tokens.start(max(e.fence.tokensReserved, lastToken), maxToken)
+	if path != ":memory:" {
+		if e.persist, err = newPersister(e, path, e.cfg.AppendFsync); err != nil {
+			return err
 		}
 		e.persist.start()
 	}
 	e.wg.Add(1)
 	go e.sweeper()
-	started = true
-	return e, nil
+	for _, fn := range e.loading.after {
+		fn()
+	}
+	e.loading.after = nil
+	if loaded := e.loading.total.Load(); loaded > 0 {
+		logf("notice", "%s", loadedLine(path, time.Since(began), loaded, e.storedKeys()))
+	}
+	return nil
+}
+
+// storedKeys counts the keys of every database.
+func (e *Engine) storedKeys() int64 {
+	var n int64
+	for i := range e.keys {
+		n += e.keys[i].Load()
+	}
+	return n
 }
 
 // countKeys initialises the per-database counters and the expiry queue
@@ -363,6 +418,16 @@ func (e *Engine) Close() error {
 	close(e.stop)
 	e.locks.close()
 	e.wg.Wait()
+	if !e.Loaded() {
+		// Open without a finished Load: nothing ran, so the state file
+		// keeps what this start wrote (running: a fence the last run's
+		// stop called for is owed again next time).
+		if e.db != nil {
+			e.db.Close()
+		}
+		e.fence.release()
+		return nil
+	}
 	if e.persist != nil {
 		e.persist.close() // waits for a rewrite, fsyncs, releases waiters
 	}

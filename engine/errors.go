@@ -187,6 +187,9 @@ var (
 	errBusyScript = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 )
 
+// loading.go: Redis's shared.loadingerr.
+var errLoading = replyError("LOADING Redis is loading the dataset in memory")
+
 // persist.go
 var (
 	errRewriteInProgress = errors.New("ERR Background append only file rewriting already in progress")

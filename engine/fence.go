@@ -173,14 +173,23 @@ func (f *fence) release() {
 //     it was fsynced always, or the machine did not restart (same boot, so
 //     what was written is in the file whatever the fsync policy);
 //
-// A clean stop never fences (a planned restart; without persistence it
-// forgets its locks, which docs/operations.md tells operators to wait out). A
-// fixed fence applies after any crash; off never fences.
+// A clean stop fences only for what was left of its own fence (a planned
+// restart; without persistence it forgets its locks, which
+// docs/operations.md tells operators to wait out). A fixed fence applies
+// after any crash; off never fences.
 func (f *fence) fenceFor(st fenceState, unknown bool, logf func(level, format string, args ...any)) time.Duration {
 	if f.mode == "off" {
 		return 0
 	}
 	if !unknown && st.marker == markerClean {
+		if st.fenceLeftMs > 0 {
+			// A clean stop during a fence (an upgrade right after a
+			// crash) does not end it: the locks it guards may still be
+			// held.
+			left := min(time.Duration(st.fenceLeftMs)*time.Millisecond, f.maxTTL)
+			logf("warning", "Restart fence: the previous run stopped cleanly with %s of its fence left", left)
+			return left
+		}
 		return 0
 	}
 	sameAOF := !unknown && st.aof != "" && st.aof == f.aof
@@ -213,12 +222,13 @@ var bootID = sync.OnceValue(func() string {
 })
 
 type fenceState struct {
-	marker   string
-	maxTTLms int64
-	tokens   uint64 // fencing tokens reserved
-	aof      string // the run's AOF, "" without persistence
-	fsync    string
-	boot     string
+	marker      string
+	maxTTLms    int64
+	fenceLeftMs int64  // a clean stop's fence not yet over
+	tokens      uint64 // fencing tokens reserved
+	aof         string // the run's AOF, "" without persistence
+	fsync       string
+	boot        string
 }
 
 func readState(path string) (fenceState, error) {
@@ -235,6 +245,8 @@ func readState(path string) (fenceState, error) {
 			st.marker = v
 		case "max-ttl-ms":
 			st.maxTTLms, err = strconv.ParseInt(v, 10, 64)
+		case "fence-left-ms":
+			st.fenceLeftMs, err = strconv.ParseInt(v, 10, 64)
 		case "tokens-reserved":
 			st.tokens, err = strconv.ParseUint(v, 10, 64)
 		case "aof":
@@ -266,6 +278,10 @@ func (f *fence) write(marker string) error {
 		marker, f.recorded.Load(), f.tokensReserved)
 	if f.aof != "" {
 		body += fmt.Sprintf("aof %s\nappendfsync %s\n", f.aof, f.fsync)
+	}
+	if left := time.Until(f.until); marker == markerClean && f.active.Load() && left > 0 {
+		// The next start goes on with the rest of the fence (fenceFor).
+		body += fmt.Sprintf("fence-left-ms %d\n", left.Milliseconds()+1)
 	}
 	if f.bootID != "" {
 		body += fmt.Sprintf("boot-id %s\n", f.bootID)

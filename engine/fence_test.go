@@ -69,6 +69,11 @@ func TestFenceAtStart(t *testing.T) {
 		{name: "clean", state: "marker clean\nmax-ttl-ms 10000\n", want: 0},
 		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: Config{RestartFence: "3s"}, want: 0},
 		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: Config{AppendOnly: true}, aof: true, want: 0},
+		{name: "clean during a fence", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", want: 4 * time.Second},
+		{name: "clean during a fence, AOF", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\nappendfsync always\n",
+			cfg: Config{AppendOnly: true}, aof: true, want: 4 * time.Second},
+		{name: "clean during a fence, capped", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: Config{MaxLockTTL: 2 * time.Second}, want: 2 * time.Second},
+		{name: "clean during a fence, off", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: Config{RestartFence: "off"}, want: 0},
 		{name: "crash, AOF fsynced always", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
 			cfg: Config{AppendOnly: true}, aof: true, want: 0},
 		{name: "crash, AOF everysec, another boot", state: "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id other\n",
@@ -202,5 +207,41 @@ func TestFenceDirInUse(t *testing.T) {
 	te.run([]step{{cmd("SET", "k", "v", "PX", "100000"), "OK"}})
 	if st := readStateFile(t, dir); st.maxTTLms != 0 {
 		t.Fatalf("the second server wrote the first one's state: %+v", st)
+	}
+}
+
+// A clean stop during the fence (a restart right after a crash, for an
+// upgrade) writes what is left of it, and the next start goes on with it:
+// the locks it guards may still be held.
+func TestFenceSurvivesCleanStop(t *testing.T) {
+	dir := t.TempDir()
+	writeState(t, dir, "marker running\nmax-ttl-ms 30000\n")
+	e, err := New(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.RestartFenceRemaining() <= 20*time.Second {
+		t.Fatalf("fence %s after a crash", e.RestartFenceRemaining())
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := readStateFile(t, dir); st.marker != markerClean || st.fenceLeftMs <= 20000 || st.fenceLeftMs > 30001 {
+		t.Fatalf("state after a clean stop during the fence: %+v", st)
+	}
+	e, err = New(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := e.RestartFenceRemaining(); left <= 20*time.Second || left > 30*time.Second {
+		t.Fatalf("fence %s after the clean restart", left)
+	}
+	// Once the fence is over, a clean stop leaves none.
+	e.fence.until = time.Now()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := readStateFile(t, dir); st.marker != markerClean || st.fenceLeftMs != 0 {
+		t.Fatalf("state after a clean stop past the fence: %+v", st)
 	}
 }

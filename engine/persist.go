@@ -66,8 +66,10 @@ type persister struct {
 	syncing bool   // a waiter is fsyncing for the others (waitDurable)
 	stopped bool   // Close ran: waiters are released
 
-	syncedSize int64        // file size at the last fsync (everysec), under fdMu
-	fsyncs     atomic.Int64 // successful fsyncs, for tests and INFO
+	syncedSize  int64        // file size at the last fsync (everysec), under fdMu
+	fsyncs      atomic.Int64 // successful fsyncs, for tests and INFO
+	fsyncErrors atomic.Int64 // failed fsyncs (Stats)
+	fsyncTime   histogram    // how long fsyncs took (Stats)
 
 	lastSave      atomic.Int64 // unix seconds of the last fsync or rewrite
 	baseSize      atomic.Int64 // file size after load or the last rewrite
@@ -262,8 +264,11 @@ func (p *persister) fsync() error {
 	size, _ := f.Seek(0, io.SeekEnd)
 	start := time.Now()
 	err := f.Sync()
-	p.e.latencyFsync(p.policy, time.Since(start)) // LATENCY (cmd_latency.go)
+	took := time.Since(start)
+	p.e.latencyFsync(p.policy, took) // LATENCY (cmd_latency.go)
+	p.fsyncTime.add(took)            // Stats (statsnapshot.go)
 	if err != nil {
+		p.fsyncErrors.Add(1)
 		p.setFsyncErr(err)
 		p.e.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
 		return err

@@ -43,13 +43,14 @@ func (e *Engine) Snapshot() (*Snapshot, error) {
 	return snap, err
 }
 
-// restore loads snap into a new in-memory keyspace, before New counts the
-// keys, and returns the last token it had handed out.
-func restore(db *buntdb.DB, snap *Snapshot) (lastToken uint64, err error) {
+// restore loads snap into a new in-memory keyspace, before Load counts
+// the keys, and returns the last token it had handed out. wrap counts
+// what is read (loading.go).
+func restore(db *buntdb.DB, snap *Snapshot, wrap func(io.Reader) io.Reader) (lastToken uint64, err error) {
 	if snap == nil {
 		return 0, nil
 	}
-	if err := db.Load(bytes.NewReader(snap.data)); err != nil {
+	if err := db.Load(wrap(bytes.NewReader(snap.data))); err != nil {
 		return 0, err
 	}
 	return snap.nextToken - 1, nil

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // Fencing tokens. Every creation of a key that did not exist (SET NX, a lock
@@ -26,7 +27,11 @@ const tokenRange = 1 << 20
 // transactions, which buntdb runs one at a time; mu orders reservations
 // against Close.
 type tokenCounter struct {
-	next    uint64 // the next token to hand out
+	next uint64 // the next token to hand out
+	// For Stats: the last token handed out (next-1, readable outside
+	// transactions), and the last one before this engine started.
+	issued  atomic.Uint64
+	first   uint64
 	limit   uint64 // tokens below limit are reserved on disk
 	mu      sync.Mutex
 	reserve func(limit uint64) error // records limit durably; nil: no state file
@@ -36,6 +41,8 @@ type tokenCounter struct {
 // token of the loaded keys.
 func (tc *tokenCounter) start(reserved, loaded uint64) {
 	tc.next = max(reserved, loaded) + 1
+	tc.first = tc.next - 1
+	tc.issued.Store(tc.first)
 	tc.limit = tc.next
 	if tc.reserve == nil {
 		tc.limit = ^uint64(0)
@@ -94,6 +101,7 @@ func (tc *tokenCounter) take(logf func(level, format string, args ...any)) uint6
 	}
 	t := tc.next
 	tc.next++
+	tc.issued.Store(t)
 	return t
 }
 

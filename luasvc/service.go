@@ -155,7 +155,7 @@ func Register(e *engine.Engine, opts Options) *Service {
 	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
 	e.SetFunctionCount(s.funcs.counts)
-	s.loadStoredFunctions()
+	e.AfterLoad(s.loadStoredFunctions) // the libraries the keyspace holds
 	return s
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/lockredis/lockredis"
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/raftgroup"
+	"github.com/lockredis/lockredis/replication"
 	"github.com/spf13/pflag"
 )
 
@@ -73,6 +74,7 @@ type config struct {
 	// Replication (docs/replication.md): a node of a Raft group when
 	// raftID is set.
 	raftID, raftBind, raftPeers, raftDir, raftGroupName string
+	metricsBind                                         string // host:port of /metrics, /healthz, /readyz (metrics.go); "" off
 	// ignored are the accepted-and-ignored directives given, with their
 	// values (CONFIG GET reports those it knows).
 	ignored map[string]string
@@ -226,6 +228,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"cluster-enabled":           yesNo(cfg.clusterEnabled),
 			"supervised":                cfg.supervised,
 			"pidfile":                   cfg.pidfile,
+			"metrics-bind":              cfg.metricsBind,
 		},
 		RaftID:        cfg.raftID,
 		RaftBind:      cfg.raftBind,
@@ -260,15 +263,32 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	srv := lockredis.NewServer(opts)
 	mode := "standalone"
+	var node *replication.Node // nil: a single server
 	if cfg.raftID != "" {
 		// One node of a replicated group (package raftgroup); its Raft
 		// log lives in raft-dir, default <dir>/raft.
-		if srv, _, err = raftgroup.NewServer(opts); err != nil {
+		if srv, node, err = raftgroup.NewServer(opts); err != nil {
 			logf("warning", "Can't start: %v", err)
 			fmt.Fprintf(stderr, "lockredis: %v\n", err)
 			return 1
 		}
 		mode = "raft node " + cfg.raftID + " (raft " + cfg.raftBind + ")"
+	}
+	if cfg.metricsBind != "" {
+		// Before Start: a long load shows in /metrics and /readyz.
+		var g group
+		if node != nil {
+			g = node
+		}
+		m, err := startMetrics(cfg.metricsBind, srv, g, logf)
+		if err != nil {
+			logf("warning", "Can't start: %v", err)
+			if cfg.logfile != "" {
+				fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			}
+			return 1
+		}
+		defer m.Close()
 	}
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
@@ -385,6 +405,7 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
 	fs.StringVar(&cfg.enableModule, "enable-module-command", cfg.enableModule, "no|yes|local: who may run MODULE LOAD/LOADEX/UNLOAD (lockredis loads no modules: they fail as Redis's do)")
 	fs.StringVar(&cfg.notifyEvents, "notify-keyspace-events", cfg.notifyEvents, "keyspace event classes to publish, as redis.conf's letters (KEA, Ex...; empty: none)")
+	fs.StringVar(&cfg.metricsBind, "metrics-bind", cfg.metricsBind, "host:port serving Prometheus metrics (/metrics), /healthz and /readyz over HTTP (empty: off)")
 	registerDirectiveFlags(fs, cfg) // conffile.go
 	version = fs.BoolP("version", "v", false, "print the version and exit")
 	help = fs.BoolP("help", "h", false, "print this help and exit")
@@ -464,7 +485,7 @@ func validate(cfg *config) error {
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
 	}
-	return nil
+	return checkMetricsBind(cfg.metricsBind) // metrics.go
 }
 
 // bindFlag reads --bind "127.0.0.1 -::1": the addresses of one value,
