@@ -142,6 +142,10 @@ type Options struct {
 	// (default Dir/raft); RaftGroupName is the master's name for Sentinel
 	// clients (default mymaster).
 	RaftID, RaftBind, RaftPeers, RaftDir, RaftGroupName string
+	// RaftSeedAOF is a standalone node's append-only file the group
+	// starts with: its first leader loads it when the group has no data
+	// yet (docs/replication.md).
+	RaftSeedAOF string
 	// Replication is the replicated group's machinery this server joins.
 	Replication Replication
 }
@@ -479,7 +483,7 @@ func (s *Server) close() error {
 // applies them, and settings a replicated node cannot honour.
 func (s *Server) checkReplication() error {
 	o := &s.opts
-	raft := o.RaftID != "" || o.RaftBind != "" || o.RaftPeers != "" || o.RaftDir != ""
+	raft := o.RaftID != "" || o.RaftBind != "" || o.RaftPeers != "" || o.RaftDir != "" || o.RaftSeedAOF != ""
 	if raft && o.Replication == nil {
 		return errors.New("lockredis: the Raft settings need package raftgroup (raftgroup.NewServer), which joins the server to its group")
 	}

@@ -41,6 +41,7 @@ func newNode(opts lockredis.Options, cfg replication.Config) (*replication.Node,
 	}
 	cfg.ID, cfg.Bind, cfg.Peers, cfg.Dir, cfg.GroupName = opts.RaftID, opts.RaftBind, opts.RaftPeers, opts.RaftDir, opts.RaftGroupName
 	cfg.Password = opts.Password
+	cfg.SeedAOF = opts.RaftSeedAOF
 	cfg.Logf = opts.Logf
 	return replication.New(cfg)
 }

@@ -51,6 +51,10 @@ type Config struct {
 	TrailingLogs      uint64
 	// SnapshotInterval is how often raft checks the threshold.
 	SnapshotInterval time.Duration
+	// SeedAOF is a standalone node's append-only file whose data the
+	// group starts with: its first leader loads it before serving, when
+	// the group has no data yet (seed.go).
+	SeedAOF string
 }
 
 // LAN defaults. hashicorp/raft's own (1 s heartbeat and election

@@ -18,11 +18,14 @@ import (
 // changes (changes.go); kindAnnounce's is a node's id and client address
 // (a new leader's first entry announces itself; followers ask the leader
 // to announce them); kindTick has none: it moves the replicated clock
-// while no write does.
+// while no write does; kindSeed's is a whole keyspace in the snapshot
+// stream's format (engine.WriteSnapshot), a standalone node's
+// append-only file seeding a new group (seed.go).
 const (
 	kindChanges  byte = 1
 	kindAnnounce byte = 2
 	kindTick     byte = 3
+	kindSeed     byte = 4
 )
 
 // entry is a decoded log entry.

@@ -52,6 +52,9 @@ type fsm struct {
 	applied  uint64
 	lastTime int64
 	members  map[string]string // node id -> client address
+	// hasData: a change or seed entry has been applied (seed.go); part of
+	// the replicated state, so that every node ignores a late seed alike.
+	hasData bool
 	// ownTerm is the term in which this node leads with its engine ahead
 	// of the log: its own entries of that term are already in the engine
 	// and are not applied again. 0 when following. appliedSeq is the
@@ -105,7 +108,20 @@ func (f *fsm) apply(index uint64, data []byte) error {
 			return err
 		}
 		f.members[a.id] = a.addr
+	case kindSeed:
+		if f.hasData {
+			f.n.cfg.Logf("notice", "Raft entry %d: a seed after the group's first data, ignored", index)
+			break
+		}
+		f.hasData = true
+		if f.ks != nil {
+			if err := f.ks.Restore(bytesReader(e.body)); err != nil {
+				f.n.cfg.Logf("warning", "Raft entry %d: the seed could not be applied: %v", index, err)
+				return err
+			}
+		}
 	case kindChanges:
+		f.hasData = true
 		if own {
 			f.appliedSeq = lastSeq(e.body)
 			if f.seqApplied != nil {
@@ -141,6 +157,13 @@ func (f *fsm) memberAddrs() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// hasDataNow reports whether the group's state has had data (seed.go).
+func (f *fsm) hasDataNow() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hasData
 }
 
 // appliedIndex is the index of the last applied entry.
@@ -184,11 +207,17 @@ func (f *fsm) follow() {
 
 // Snapshot format (docs/replication.md):
 //
-//	"LOCKREDIS-RAFT-SNAPSHOT 1\n"
+//	"LOCKREDIS-RAFT-SNAPSHOT 2\n"
 //	uvarint applied index, 8 bytes big endian replicated clock (unix ns)
+//	1 byte flags: 1 = the group has had data (hasData)
 //	uvarint member count, then per member: uvarint-length id, address
 //	the keyspace core's snapshot, to the end
-const snapshotMagic = "LOCKREDIS-RAFT-SNAPSHOT 1\n"
+//
+// Version 1 had no flags byte; it is read as having data.
+const (
+	snapshotMagic   = "LOCKREDIS-RAFT-SNAPSHOT 2\n"
+	snapshotMagicV1 = "LOCKREDIS-RAFT-SNAPSHOT 1\n"
+)
 
 // settled says that a former leader's engine holds the log's state again
 // (rebuilt, or nothing was uncommitted).
@@ -233,6 +262,11 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	head = append(head, snapshotMagic...)
 	head = binary.AppendUvarint(head, f.applied)
 	head = binary.BigEndian.AppendUint64(head, uint64(f.lastTime))
+	var flags byte
+	if f.hasData {
+		flags |= 1
+	}
+	head = append(head, flags)
 	ids := make([]string, 0, len(f.members))
 	for id := range f.members {
 		ids = append(ids, id)
@@ -257,9 +291,10 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 func (f *fsm) restore(rd io.Reader) error {
 	br := bufio.NewReader(rd)
 	magic := make([]byte, len(snapshotMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic && string(magic) != snapshotMagicV1 {
 		return fmt.Errorf("replication: not a lockredis Raft snapshot")
 	}
+	v1 := string(magic) == snapshotMagicV1
 	applied, err := binary.ReadUvarint(br)
 	if err != nil {
 		return err
@@ -267,6 +302,14 @@ func (f *fsm) restore(rd io.Reader) error {
 	var t [8]byte
 	if _, err := io.ReadFull(br, t[:]); err != nil {
 		return err
+	}
+	hasData := true
+	if !v1 {
+		flags, err := br.ReadByte()
+		if err != nil {
+			return err
+		}
+		hasData = flags&1 != 0
 	}
 	count, err := binary.ReadUvarint(br)
 	if err != nil || count > 1<<16 {
@@ -289,7 +332,7 @@ func (f *fsm) restore(rd io.Reader) error {
 			return err
 		}
 	}
-	f.applied, f.lastTime, f.members = applied, int64(binary.BigEndian.Uint64(t[:])), members
+	f.applied, f.lastTime, f.members, f.hasData = applied, int64(binary.BigEndian.Uint64(t[:])), members, hasData
 	if f.ownTerm == 0 {
 		f.n.eng.Clock.SetTime(time.Unix(0, f.lastTime))
 	}
@@ -325,6 +368,8 @@ func (f *fsm) rebuild() error {
 		from = metas[0].Index
 	} else if err := f.ks.Restore(nil); err != nil {
 		return err
+	} else {
+		f.hasData = false
 	}
 	for i := from + 1; i <= applied; i++ {
 		var l raft.Log

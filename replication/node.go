@@ -307,6 +307,7 @@ func (n *Node) takeOver() {
 	if r.State() != raft.Leader || r.CurrentTerm() != term {
 		return
 	}
+	n.seed(term)
 	n.commits.reset(term, n.eng.LastChangeSeq())
 	n.fsm.lead()
 	f := r.Apply(n.makeEntry(kindAnnounce, term, announce{id: n.cfg.ID, addr: n.addr}.encode()), 0)

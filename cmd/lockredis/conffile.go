@@ -189,6 +189,8 @@ func applyDirective(cfg *config, name string, args []string) error {
 		cfg.raftDir, err = one()
 	case "raft-group-name":
 		cfg.raftGroupName, err = one()
+	case "raft-seed-aof":
+		cfg.raftSeedAOF, err = one()
 	case "max-lock-ttl":
 		var v string
 		if v, err = one(); err == nil {
@@ -372,6 +374,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("raft-peers", func() { out.raftPeers = cli.raftPeers })
 	set("raft-dir", func() { out.raftDir = cli.raftDir })
 	set("raft-group-name", func() { out.raftGroupName = cli.raftGroupName })
+	set("raft-seed-aof", func() { out.raftSeedAOF = cli.raftSeedAOF })
 	set("max-lock-ttl", func() { out.maxLockTTL = cli.maxLockTTL })
 	overlayTLS(&out.tls, cli.tls, fs)
 	set("protected-mode", func() { out.protectedMode = cli.protectedMode })

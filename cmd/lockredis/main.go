@@ -73,8 +73,8 @@ type config struct {
 	clusterEnabled bool
 	// Replication (docs/replication.md): a node of a Raft group when
 	// raftID is set.
-	raftID, raftBind, raftPeers, raftDir, raftGroupName string
-	metricsBind                                         string // host:port of /metrics, /healthz, /readyz (metrics.go); "" off
+	raftID, raftBind, raftPeers, raftDir, raftGroupName, raftSeedAOF string
+	metricsBind                                                      string // host:port of /metrics, /healthz, /readyz (metrics.go); "" off
 	// ignored are the accepted-and-ignored directives given, with their
 	// values (CONFIG GET reports those it knows).
 	ignored map[string]string
@@ -235,6 +235,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		RaftPeers:     cfg.raftPeers,
 		RaftDir:       cfg.raftDir,
 		RaftGroupName: cfg.raftGroupName,
+		RaftSeedAOF:   cfg.raftSeedAOF,
 		// SHUTDOWN closes the server; then this process exits.
 		OnShutdown: func(err error) { shutdownDone <- err },
 		OnConfigSet: func(name, value string) {
@@ -394,6 +395,7 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.StringVar(&cfg.raftBind, "raft-bind", "", "HOST:PORT of this node's Raft traffic")
 	fs.StringVar(&cfg.raftPeers, "raft-peers", "", "the group's first members, the same on every node: 1=HOST:PORT,2=HOST:PORT,3=HOST:PORT (ignored once the node has Raft state)")
 	fs.StringVar(&cfg.raftDir, "raft-dir", "", "directory of the Raft log and snapshots (default <dir>/raft)")
+	fs.StringVar(&cfg.raftSeedAOF, "raft-seed-aof", "", "a standalone node's append-only file the new group starts with: its first leader loads it when the group has no data yet")
 	fs.StringVar(&cfg.raftGroupName, "raft-group-name", cfg.raftGroupName, "the master's name Sentinel clients ask for (SENTINEL GET-MASTER-ADDR-BY-NAME)")
 	fs.StringVar(&cfg.protectedMode, "protected-mode", cfg.protectedMode,
 		"yes|no: without requirepass, refuse clients not from 127.0.0.1 or ::1")
@@ -459,8 +461,8 @@ func validate(cfg *config) error {
 	if cfg.lockDelay < 0 {
 		return fmt.Errorf("--lock-delay must not be negative, got %d", cfg.lockDelay)
 	}
-	if cfg.raftID == "" && (cfg.raftBind != "" || cfg.raftPeers != "" || cfg.raftDir != "") {
-		return fmt.Errorf("--raft-bind, --raft-peers and --raft-dir need --raft-id")
+	if cfg.raftID == "" && (cfg.raftBind != "" || cfg.raftPeers != "" || cfg.raftDir != "" || cfg.raftSeedAOF != "") {
+		return fmt.Errorf("--raft-bind, --raft-peers, --raft-dir and --raft-seed-aof need --raft-id")
 	}
 	if cfg.raftID != "" && cfg.raftBind == "" {
 		return fmt.Errorf("--raft-id needs --raft-bind HOST:PORT (the address of this node's Raft traffic)")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # compat_test/bench/raft_failover.sh: see docs/replication.md#figures. Builds the binary from this checkout first.
-set -u; cd "$(dirname "$0")/../.." && go build -o /tmp/lockredis-raft ./cmd/lockredis || exit 1
+set -u; cd "$(dirname "$0")/../.." && go -C cmd/lockredis build -o /tmp/lockredis-raft . || exit 1
 # Failover time: kill -9 of the leader -> first LOCK.ACQUIRE granted through another node. ROUNDS rounds.
 B=/tmp/lockredis-raft; D=$(mktemp -d); P="1=127.0.0.1:27501,2=127.0.0.1:27502,3=127.0.0.1:27503"
 start() { mkdir -p $D/$1; $B --port 2760$1 --dir $D/$1 --raft-id $1 --raft-bind 127.0.0.1:2750$1 --raft-peers $P --loglevel warning >/dev/null 2>&1 & echo $! > $D/$1.pid; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # compat_test/bench/raft_throughput.sh: see docs/replication.md#figures. Builds the binary from this checkout first.
-set -u; cd "$(dirname "$0")/../.." && go build -o /tmp/lockredis-raft ./cmd/lockredis || exit 1
+set -u; cd "$(dirname "$0")/../.." && go -C cmd/lockredis build -o /tmp/lockredis-raft . || exit 1
 # Throughput of SET NX PX at c50: 3-node group (client on the leader) vs standalone --appendfsync always.
 B=/tmp/lockredis-raft; D=$(mktemp -d); P="1=127.0.0.1:27301,2=127.0.0.1:27302,3=127.0.0.1:27303"
 for i in 1 2 3; do mkdir -p $D/$i; $B --port 2740$i --dir $D/$i --raft-id $i --raft-bind 127.0.0.1:2730$i --raft-peers $P --loglevel warning >/dev/null 2>&1 & echo $! >> $D/pids; done
