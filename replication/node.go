@@ -318,6 +318,17 @@ func (n *Node) takeOver() {
 	n.leading.Store(term)
 	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
+	// No connection that held a session lock survived the change (see
+	// engine/lock_sessions.go): end them all, after their lock-delay. In
+	// a goroutine: the release waits for its commit, and this one must
+	// stay free to hear of a lost leadership.
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		if k := n.eng.ReleaseOrphanedSessions(); k > 0 {
+			n.cfg.Logf("notice", "Ended %d session locks whose connections did not survive the leader change", k)
+		}
+	}()
 }
 
 // stepDown is leadership lost: held replies fail, the connections whose

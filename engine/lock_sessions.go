@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Session locks across a replicated group's leader changes.
+//
+// Which locks are session locks is the granting server's memory
+// (lockHolder.session): a follower applying the leader's changes sees
+// keys, not connections. When the leader changes, every connection that
+// held a session lock is gone (a direct client's leader died or stepped
+// down and closed it; a follower closes its forwarded connections when
+// the leader changes), yet the new leader would keep their locks until
+// their TTL. So while a change listener is set, grants and releases of
+// session locks are recorded as replicated state (RecordState under
+// sessionStateName): every node keeps the same set of (key, token,
+// lock-delay), and a new leader ends them all with ReleaseOrphanedSessions,
+// as sessionClosed ends a closed connection's. A standalone server
+// records nothing.
+
+const sessionStateName = "lock.sessions"
+
+// replSession is a session lock as the replicated state knows it.
+type replSession struct {
+	token   uint64
+	delayMs int64
+}
+
+// sessionRecord encodes one change of the set: op '+' (granted) or '-'
+// (released), db, key, token, lock-delay.
+func sessionRecord(op byte, k dbKey, s replSession) []byte {
+	p := []byte{op}
+	p = binary.AppendUvarint(p, uint64(k.db))
+	p = appendString(p, k.key)
+	p = binary.AppendUvarint(p, s.token)
+	return binary.AppendVarint(p, s.delayMs)
+}
+
+var errBadSessionRecord = errors.New("engine: malformed session-lock record")
+
+// recordSessionLocked notes a grant (op '+') or release ('-') of a session
+// lock in tx's batch and in this engine's copy of the set. Under r.mu.
+func (r *lockRegistry) recordSessionLocked(tx *Tx, op byte, k dbKey, s replSession) {
+	if !tx.recording {
+		return
+	}
+	tx.RecordState(sessionStateName, sessionRecord(op, k, s))
+	r.applySessionLocked(op, k, s)
+}
+
+// endSessionLocked forgets that h belongs to a connection, and records
+// the end of its session lock. Under r.mu.
+func (r *lockRegistry) endSessionLocked(tx *Tx, k dbKey, h *lockHolder) {
+	if h.session != nil {
+		r.recordSessionLocked(tx, '-', k, replSession{token: h.token, delayMs: h.delayMs})
+	}
+	r.dropSessionLocked(k, h)
+}
+
+func (r *lockRegistry) applySessionLocked(op byte, k dbKey, s replSession) {
+	if op == '+' {
+		if r.replicated == nil {
+			r.replicated = make(map[dbKey]replSession)
+		}
+		r.replicated[k] = s
+	} else if cur, ok := r.replicated[k]; ok && cur.token == s.token {
+		delete(r.replicated, k)
+	}
+}
+
+// sessionState is the StateHandler of the replicated set.
+type sessionState struct{ r *lockRegistry }
+
+func (h sessionState) ApplyState(_ *Tx, p []byte) error {
+	d := decoder{p: p}
+	if len(p) == 0 {
+		return errBadSessionRecord
+	}
+	op := p[0]
+	d.p = d.p[1:]
+	k := dbKey{db: d.db()}
+	k.key = d.string()
+	s := replSession{token: d.uvarint(), delayMs: d.varint()}
+	if d.err != nil || (op != '+' && op != '-') {
+		return errBadSessionRecord
+	}
+	h.r.mu.Lock()
+	h.r.applySessionLocked(op, k, s)
+	h.r.mu.Unlock()
+	return nil
+}
+
+func (h sessionState) SaveState() ([]byte, error) {
+	h.r.mu.Lock()
+	defer h.r.mu.Unlock()
+	p := binary.AppendUvarint(nil, uint64(len(h.r.replicated)))
+	for k, s := range h.r.replicated {
+		p = append(p, sessionRecord('+', k, s)...)
+	}
+	return p, nil
+}
+
+func (h sessionState) RestoreState(tx *Tx, p []byte) error {
+	set := map[dbKey]replSession{}
+	if len(p) > 0 {
+		d := decoder{p: p}
+		n := d.uvarint()
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			if len(d.p) == 0 || d.p[0] != '+' {
+				return errBadSessionRecord
+			}
+			d.p = d.p[1:]
+			k := dbKey{db: d.db()}
+			k.key = d.string()
+			set[k] = replSession{token: d.uvarint(), delayMs: d.varint()}
+		}
+		if d.err != nil || len(d.p) != 0 {
+			return errBadSessionRecord
+		}
+	}
+	h.r.mu.Lock()
+	h.r.replicated = set
+	h.r.mu.Unlock()
+	return nil
+}
+
+// ReleaseOrphanedSessions ends every session lock the replicated state
+// knows of, as a closed connection's are ended (after its lock-delay):
+// a new leader of a replicated group calls it once it serves, since no
+// connection that held one survived the change. It returns how many
+// locks it ended.
+func (e *Engine) ReleaseOrphanedSessions() int {
+	r := &e.locks
+	r.mu.Lock()
+	set := make(map[dbKey]replSession, len(r.replicated))
+	for k, s := range r.replicated {
+		set[k] = s
+	}
+	r.mu.Unlock()
+	if len(set) == 0 {
+		return 0
+	}
+	r.closeMu.RLock()
+	defer r.closeMu.RUnlock()
+	if r.closed {
+		return 0
+	}
+	ended := 0
+	e.Do(true, 0, func(tx *Tx) {
+		for k, s := range set {
+			r.mu.Lock()
+			r.recordSessionLocked(tx, '-', k, s)
+			if h := r.holders[k]; h != nil && h.token == s.token {
+				r.dropSessionLocked(k, h)
+			}
+			r.mu.Unlock()
+			tx.DB = k.db
+			key := []byte(k.key)
+			v, ok := tx.Get(key)
+			if !ok || v.Type != TypeString {
+				continue
+			}
+			if tok, _ := tx.Token(key); tok != s.token {
+				continue // taken again since: not this lock
+			}
+			ended++
+			r.stats.sessionReleases.Add(1)
+			if s.delayMs > 0 {
+				v.ExpireAt = tx.Ms + s.delayMs
+				tx.Put(key, v)
+				tx.Notify(NotifyGeneric, "expire", key)
+			} else {
+				tx.Delete(key)
+				tx.Notify(NotifyGeneric, "del", key)
+			}
+		}
+	})
+	return ended
+}
