@@ -10,6 +10,7 @@ require (
 	github.com/tidwall/redcon v1.6.2
 	github.com/yuin/gopher-lua v1.1.2
 	github.com/zeebo/xxh3 v1.1.0
+	go.etcd.io/bbolt v1.3.5
 )
 
 require (
@@ -30,7 +31,6 @@ require (
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
-	go.etcd.io/bbolt v1.3.5 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )
 

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/pubsub"
 	"github.com/lockredis/lockredis/resp"
@@ -99,7 +100,13 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 		Level:  hclog.Info,
 		Output: &logWriter{logf: n.cfg.Logf},
 	})
-	store, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(n.cfg.Dir, "raft.db")})
+	// NoFreelistSync: bbolt does not write its freelist at every commit
+	// (it rebuilds it when it opens the file), so each append's fsynced
+	// write is smaller; Consul opens its raft store the same way.
+	store, err := raftboltdb.New(raftboltdb.Options{
+		Path:        filepath.Join(n.cfg.Dir, "raft.db"),
+		BoltOptions: &bbolt.Options{NoFreelistSync: true, Timeout: 5 * time.Second},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("raft log store: %v", err)
 	}
@@ -129,7 +136,15 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	// Followers never expire keys, end sessions or hand locks over on
 	// their own: the leader decides and ships the result.
 	n.fsm.follow()
-	r, err := raft.NewRaft(rc, n.fsm, store, store, snaps, trans)
+	// The recent entries stay in memory: the leader sends them to its
+	// followers and applies them without reading (and msgpack-decoding)
+	// them back from bbolt.
+	logs, err := raft.NewLogCache(logCacheSize, store)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("raft log cache: %v", err)
+	}
+	r, err := raft.NewRaft(rc, n.fsm, logs, store, snaps, trans)
 	if err != nil {
 		if c, ok := trans.(io.Closer); ok {
 			c.Close()
@@ -158,6 +173,9 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	go n.runReporter()
 	return n.router, nil
 }
+
+// logCacheSize is how many recent log entries stay in memory.
+const logCacheSize = 1024
 
 // transport is raft's TCP transport on Bind, or Config.Transport's.
 func (n *Node) transport(logger hclog.Logger) (raft.Transport, error) {
