@@ -13,10 +13,10 @@ import (
 	"github.com/hashicorp/raft"
 )
 
-// keyspace is what the state machine needs of the engine's keyspace core:
+// keyspaceCore is what the state machine needs of the engine's keyspace core:
 // applying a leader's physical changes, and snapshots (keyspace.go binds
 // it to the engine).
-type keyspace interface {
+type keyspaceCore interface {
 	// Apply applies one kindChanges body in a single write transaction.
 	Apply(body []byte) error
 	// Capture captures the whole state, to be written out later (a
@@ -44,7 +44,7 @@ const errAheadText = "replication: the leader's keyspace is ahead of the log; co
 // group itself keeps (the replicated clock, the nodes' client addresses).
 type fsm struct {
 	n  *Node
-	ks keyspace // nil: no keyspace core bound (keyspace.go)
+	ks keyspaceCore // nil: no keyspace core bound (keyspace.go)
 
 	mu sync.Mutex
 	// applied is the index of the last entry applied; lastTime the

@@ -15,7 +15,7 @@ type engineKeyspace struct {
 	e *engine.Engine
 }
 
-func bindKeyspace(n *Node) keyspace {
+func bindKeyspace(n *Node) keyspaceCore {
 	k := &engineKeyspace{n: n, e: n.eng}
 	n.eng.SetChangeListener(k)
 	return k

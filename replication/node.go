@@ -15,10 +15,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/pubsub"
 	"github.com/lockredis/lockredis/resp"
+	"go.etcd.io/bbolt"
 )
 
 // Node is one member of a replicated group. Attach starts it on a
