@@ -168,9 +168,9 @@ if [ $# -gt 0 ] && [ -z "${LOCKREDIS_FUZZTIME:-}" ]; then
 	fuzztime=0
 fi
 if [ "$fuzztime" != 0 ]; then
-	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./engine:FuzzValueEncoding \
-		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./engine:FuzzChangeBatchUnmarshal \
-		./engine:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./keyspace:FuzzValueEncoding \
+		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./keyspace:FuzzChangeBatchUnmarshal \
+		./keyspace:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
 		pkg=${target%%:*} name=${target#*:}
 		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
 		fuzzlog=$(mktemp)

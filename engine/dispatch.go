@@ -1,8 +1,20 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"time"
+)
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errMonitorKeyspace  = replyError("ERR Replica can't interact with the keyspace")
+	errNotInMulti       = errors.New("ERR Command not allowed inside a transaction")
+	errScriptNotAllowed = errors.New("ERR This Redis command is not allowed from script")
+	// A script's redis.call is refused with texts of its own (scriptCall).
+	errScriptUnknownCommand    = errors.New("ERR Unknown Redis command called from script")
+	errScriptWriteFromReadOnly = errors.New("ERR Write commands are not allowed from read-only scripts.")
+	errScriptWrongArity        = errors.New("ERR Wrong number of args calling Redis command from script")
 )
 
 // Dispatch is the one door every command passes, from a socket (resp/),
@@ -218,7 +230,7 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 	default:
 		// The Call lives in the pooled Tx and the body is a plain
 		// function, so running a command allocates nothing here.
-		tx := e.txPool.Get().(*Tx)
+		tx := e.getTx()
 		tx.client = s
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
 		tx.callW, tx.callStart = w, start
@@ -256,7 +268,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	case c.Tx == nil:
 		c.Cmd.Handler(c)
 	case e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W): // restart fence (fence.go)
-	case c.Tx.write && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
+	case c.Tx.Writable() && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
 	default:
 		c.Cmd.Handler(c)
 	}

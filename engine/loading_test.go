@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // openUnloaded opens an engine on an append-only file holding keys and
@@ -92,90 +88,14 @@ func TestLoadingRefusesCommands(t *testing.T) {
 	}
 }
 
-// TestLoadingStats: Loading reports the load as INFO does, with Redis's
-// formulas: percentage of the bytes, ETA scaled from the time so far.
-func TestLoadingStats(t *testing.T) {
-	var e Engine
-	l := &e.loading
-	if li := e.Loading(); li.Loading {
-		t.Fatalf("an engine never opened reports a load: %+v", li)
-	}
-	l.active.Store(true)
-	l.start.Store(time.Now().Add(-10 * time.Second).UnixMilli())
-	l.total.Store(1000)
-	l.setStep(loadCheck)
-	l.read.Store(900)
-	if li := e.Loading(); li.LoadedBytes != 0 || li.Percent != 0 {
-		t.Errorf("the check pass counts as loaded: %+v", li)
-	}
-	l.setStep(loadRead)
-	l.read.Store(250)
-	li := e.Loading()
-	if li.LoadedBytes != 250 || li.Percent != 25 || li.TotalBytes != 1000 {
-		t.Errorf("read step: %+v", li)
-	}
-	// Redis: eta = elapsed * remaining / (loaded + 1) = 10 * 750 / 251.
-	if li.ETA != 29*time.Second {
-		t.Errorf("ETA %v, want 29s", li.ETA)
-	}
-	l.setStep(loadIndex)
-	if li := e.Loading(); li.LoadedBytes != 1000 || li.Percent != 100 {
-		t.Errorf("index step: %+v", li)
-	}
-	var keys atomic.Int64
-	keys.Store(42)
-	line := l.progressLine("/x/appendonly.aof", loadIndex, time.Second, keys.Load)
-	if line != "Loading the append only file /x/appendonly.aof: indexing the loaded keys, 42 so far" {
-		t.Errorf("index line: %q", line)
-	}
-	l.setStep(loadRead)
-	l.read.Store(500)
-	line = l.progressLine(":memory:", loadRead, 2*time.Second, keys.Load)
-	if line != "Loading the snapshot: 50.00% (500B of 1000B, 250B/s)" {
-		t.Errorf("read line: %q", line)
-	}
-}
-
-// TestDescriptorOffset: the load's progress is the offset of the
-// descriptor reading the file, found by the file's identity.
-func TestDescriptorOffset(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("descriptor offsets are read from /proc (Linux)")
-	}
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 10000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d descriptorFinder
-	if _, ok := d.offset(fi); ok {
-		t.Fatal("found a descriptor before the file was opened")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, n := range []int{1234, 4000} {
-		if _, err := f.Read(make([]byte, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if off, ok := d.offset(fi); !ok || off != 5234 {
-		t.Fatalf("offset = %d, %v; want 5234", off, ok)
-	}
-}
-
 // TestAfterLoad: hooks run at the end of Load, before commands that need
 // the keyspace run; registered after it, at once.
 func TestAfterLoad(t *testing.T) {
 	te, _ := openUnloaded(t, 1)
 	var order []string
 	te.AfterLoad(func() {
-		if !te.loading.active.Load() || te.db == nil {
+		// At the end of Load: the keys are counted, commands still wait.
+		if !te.Keyspace().IsLoading() || te.Keyspace().Keys(0) != 1 {
 			t.Error("hook ran outside the end of Load")
 		}
 		order = append(order, "hook")
@@ -187,39 +107,5 @@ func TestAfterLoad(t *testing.T) {
 	te.AfterLoad(func() { order = append(order, "late") })
 	if got := strings.Join(order, " "); got != "registered hook late" {
 		t.Fatalf("order %q", got)
-	}
-}
-
-// TestCloseBeforeLoadKeepsRunningMarker: an engine closed before its load
-// finished (a failed start) must not write the clean-stop marker: a fence
-// the last run's crash called for is still owed at the next start.
-func TestCloseBeforeLoadKeepsRunningMarker(t *testing.T) {
-	dir := t.TempDir()
-	state := filepath.Join(dir, StateFileName)
-	crashed := "marker running\nmax-ttl-ms 30000\ntokens-reserved 0\n"
-	if err := os.WriteFile(state, []byte(crashed), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.RestartFenceRemaining() <= 0 {
-		t.Fatal("no fence after a crash")
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st, err := readState(state)
-	if err != nil || st.marker != markerRunning {
-		t.Fatalf("state after a start that did not load: %+v, %v", st, err)
-	}
-	e, err = New(Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if e.RestartFenceRemaining() <= 0 {
-		t.Fatal("the fence was lost by a start that did not load")
 	}
 }

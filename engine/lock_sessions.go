@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // Session locks across a replicated group's leader changes.
@@ -33,7 +35,8 @@ type replSession struct {
 func sessionRecord(op byte, k dbKey, s replSession) []byte {
 	p := []byte{op}
 	p = binary.AppendUvarint(p, uint64(k.db))
-	p = appendString(p, k.key)
+	p = binary.AppendUvarint(p, uint64(len(k.key)))
+	p = append(p, k.key...)
 	p = binary.AppendUvarint(p, s.token)
 	return binary.AppendVarint(p, s.delayMs)
 }
@@ -43,7 +46,7 @@ var errBadSessionRecord = errors.New("engine: malformed session-lock record")
 // recordSessionLocked notes a grant (op '+') or release ('-') of a session
 // lock in tx's batch and in this engine's copy of the set. Under r.mu.
 func (r *lockRegistry) recordSessionLocked(tx *Tx, op byte, k dbKey, s replSession) {
-	if !tx.recording {
+	if !tx.Recording() {
 		return
 	}
 	tx.RecordState(sessionStateName, sessionRecord(op, k, s))
@@ -73,17 +76,14 @@ func (r *lockRegistry) applySessionLocked(op byte, k dbKey, s replSession) {
 // sessionState is the StateHandler of the replicated set.
 type sessionState struct{ r *lockRegistry }
 
-func (h sessionState) ApplyState(_ *Tx, p []byte) error {
-	d := decoder{p: p}
+func (h sessionState) ApplyState(_ *keyspace.Tx, p []byte) error {
 	if len(p) == 0 {
 		return errBadSessionRecord
 	}
 	op := p[0]
-	d.p = d.p[1:]
-	k := dbKey{db: d.db()}
-	k.key = d.string()
-	s := replSession{token: d.uvarint(), delayMs: d.varint()}
-	if d.err != nil || (op != '+' && op != '-') {
+	d := recDecoder{p: p[1:]}
+	k, s := d.record()
+	if d.bad || len(d.p) != 0 || (op != '+' && op != '-') {
 		return errBadSessionRecord
 	}
 	h.r.mu.Lock()
@@ -102,21 +102,20 @@ func (h sessionState) SaveState() ([]byte, error) {
 	return p, nil
 }
 
-func (h sessionState) RestoreState(tx *Tx, p []byte) error {
+func (h sessionState) RestoreState(_ *keyspace.Tx, p []byte) error {
 	set := map[dbKey]replSession{}
 	if len(p) > 0 {
-		d := decoder{p: p}
+		d := recDecoder{p: p}
 		n := d.uvarint()
-		for i := uint64(0); i < n && d.err == nil; i++ {
+		for i := uint64(0); i < n && !d.bad; i++ {
 			if len(d.p) == 0 || d.p[0] != '+' {
 				return errBadSessionRecord
 			}
 			d.p = d.p[1:]
-			k := dbKey{db: d.db()}
-			k.key = d.string()
-			set[k] = replSession{token: d.uvarint(), delayMs: d.varint()}
+			k, s := d.record()
+			set[k] = s
 		}
-		if d.err != nil || len(d.p) != 0 {
+		if d.bad || len(d.p) != 0 {
 			return errBadSessionRecord
 		}
 	}
@@ -178,4 +177,40 @@ func (e *Engine) ReleaseOrphanedSessions() int {
 		}
 	})
 	return ended
+}
+
+// recDecoder reads session records; bad sticks at the first error.
+type recDecoder struct {
+	p   []byte
+	bad bool
+}
+
+func (d *recDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.p)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.p = d.p[n:]
+	return v
+}
+
+func (d *recDecoder) record() (dbKey, replSession) {
+	db := d.uvarint()
+	l := d.uvarint()
+	if d.bad || db > 255 || l > uint64(len(d.p)) {
+		d.bad = true
+		return dbKey{}, replSession{}
+	}
+	k := dbKey{db: int(db), key: string(d.p[:l])}
+	d.p = d.p[l:]
+	s := replSession{token: d.uvarint()}
+	v, n := binary.Varint(d.p)
+	if n <= 0 {
+		d.bad = true
+		return k, s
+	}
+	d.p = d.p[n:]
+	s.delayMs = v
+	return k, s
 }

@@ -87,7 +87,7 @@ func (r *lockRegistry) init(e *Engine, delay time.Duration) {
 	r.bySession = make(map[*Session]map[dbKey]bool)
 	r.waits = make(map[*Session]time.Time)
 	r.timers = make(map[dbKey]*lockTimer)
-	e.RegisterState(sessionStateName, sessionState{r})
+	e.ks.RegisterState(sessionStateName, sessionState{r})
 }
 
 // updateListening keeps one count of e.listening while the registry has
@@ -222,7 +222,7 @@ func (r *lockRegistry) dbFlushed(*Tx, int) {} // the blocking registry reports w
 // deadlines in real time: there the sweeper and lookups expire keys when
 // the clock is moved.
 func (r *lockRegistry) armExpiry(k dbKey, v Value, ok bool, waiters int) {
-	if r.e.Clock.Manual() || r.e.Follower() {
+	if r.e.Clock.Manual() || r.e.ks.Follower() {
 		return
 	}
 	r.mu.Lock()
@@ -280,12 +280,13 @@ func (r *lockRegistry) fire(k dbKey, at int64) {
 	}
 }
 
-// handOverExpired is Tx.GetIn's hook for a key it just found expired (and
-// deleted, in a write transaction): if clients wait for the key, the first
-// is granted it now, before the command that looked can see it free.
-// It reports whether it ran the queue; GetIn then reads the key again.
+// handOverExpired is Tx.GetIn's hook (HandOver) for a key it just found
+// expired and deleted in a write transaction: if clients wait for the key,
+// the first is granted it now, before the command that looked can see it
+// free. It reports whether it ran the queue; GetIn then reads the key
+// again.
 func (tx *Tx) handOverExpired(db int, key []byte) bool {
-	if !tx.write || tx.iterating || tx.handingOver || tx.passive() || tx.e.listening.Load() == 0 {
+	if tx.handingOver || tx.e.listening.Load() == 0 {
 		return false
 	}
 	k := dbKey{db, string(key)}
@@ -339,7 +340,7 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 	}
 	delete(r.bySession, s)
 	r.mu.Unlock()
-	if len(keys) == 0 || r.e.Follower() {
+	if len(keys) == 0 || r.e.ks.Follower() {
 		return // a follower's locks are released by its leader's batches
 	}
 	r.closeMu.RLock()

@@ -27,4 +27,4 @@ func CommandSlot(cmd *Command, args [][]byte) int {
 // LastChangeSeq is the Seq of the last write transaction that changed
 // something (ChangeBatch.Seq): a read that ran before it returned may have
 // seen that transaction's changes.
-func (e *Engine) LastChangeSeq() uint64 { return e.changes.seq.Load() }
+func (e *Engine) LastChangeSeq() uint64 { return e.ks.LastChangeSeq() }

@@ -132,17 +132,14 @@ func (e *Engine) StatsSnapshot() StatsSnapshot {
 		s.Errors[p] = n
 	}
 	e.errors.mu.Unlock()
-	s.Keyspace = make([]KeyspaceStats, len(e.keys))
-	for db := range e.keys {
-		s.Keyspace[db] = KeyspaceStats{DB: db, Keys: e.keys[db].Load(), Expires: e.volatile[db].Load()}
+	s.Keyspace = make([]KeyspaceStats, e.ks.Databases())
+	for db := range s.Keyspace {
+		s.Keyspace[db] = KeyspaceStats{DB: db, Keys: e.ks.Keys(db), Expires: e.ks.Volatile(db)}
 	}
-	if e.Loaded() {
-		s.LastToken = e.tokens.issued.Load()
-		s.TokensIssued = s.LastToken - e.tokens.first
-	}
-	if p := e.persist; p != nil {
-		s.AOFFsync = p.fsyncTime.snapshot()
-		s.AOFFsyncErrors = p.fsyncErrors.Load()
+	s.LastToken, s.TokensIssued = e.ks.TokenStats()
+	if s.Persistence.Enabled {
+		s.AOFFsync = e.Stats.aofFsync.snapshot()
+		s.AOFFsyncErrors = s.Persistence.FsyncErrors
 	}
 	return s
 }

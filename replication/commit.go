@@ -66,13 +66,6 @@ func (c *committer) capture(seq uint64, changes []byte) {
 	}
 }
 
-// ahead reports whether captured changes are not committed yet.
-func (c *committer) ahead() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.committed < c.captured
-}
-
 // wait blocks until the change seq is committed, or fails.
 func (c *committer) wait(seq uint64) error {
 	c.mu.Lock()

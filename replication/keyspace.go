@@ -5,19 +5,21 @@ import (
 	"io"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // engineKeyspace binds the state machine to the engine's keyspace core:
 // its change listener (the leader's side), Apply, WriteSnapshot and
 // RestoreSnapshot, and its follower switch.
 type engineKeyspace struct {
-	n *Node
-	e *engine.Engine
+	n  *Node
+	e  *engine.Engine
+	ks *keyspace.Store // e's keyspace core
 }
 
 func bindKeyspace(n *Node) keyspaceCore {
-	k := &engineKeyspace{n: n, e: n.eng}
-	n.eng.SetChangeListener(k)
+	k := &engineKeyspace{n: n, e: n.eng, ks: n.eng.Keyspace()}
+	k.ks.SetChangeListener(k)
 	return k
 }
 
@@ -25,8 +27,8 @@ func bindKeyspace(n *Node) keyspaceCore {
 // and returns what the command's reply waits on: its entry committed by
 // a majority (the engine holds the reply and the transaction's
 // after-commit effects until then).
-func (k *engineKeyspace) Committed(b *engine.ChangeBatch) (wait func()) {
-	if k.e.Follower() {
+func (k *engineKeyspace) Committed(b *keyspace.ChangeBatch) (wait func()) {
+	if k.ks.Follower() {
 		// Clients' writes never run on a follower's engine (they are
 		// forwarded); one that ran as this node stepped down is in the
 		// engine but not in the log: the step-down rebuilds the engine
@@ -53,11 +55,11 @@ func (k *engineKeyspace) Apply(body []byte) error {
 			return errBadEntry
 		}
 		body = rest
-		var b engine.ChangeBatch
+		var b keyspace.ChangeBatch
 		if err := b.UnmarshalBinary([]byte(p)); err != nil {
 			return err
 		}
-		if err := k.e.Apply(&b); err != nil {
+		if err := k.ks.Apply(&b); err != nil {
 			return err
 		}
 	}
@@ -73,7 +75,7 @@ func lastSeq(body []byte) uint64 {
 			return seq
 		}
 		body = rest
-		var b engine.ChangeBatch
+		var b keyspace.ChangeBatch
 		if b.UnmarshalBinary([]byte(p)) == nil {
 			seq = b.Seq
 		}
@@ -82,7 +84,7 @@ func lastSeq(body []byte) uint64 {
 }
 
 // Capture captures the keyspace core's state in a read transaction.
-func (k *engineKeyspace) Capture() (io.WriterTo, error) { return k.e.CaptureState() }
+func (k *engineKeyspace) Capture() (io.WriterTo, error) { return k.ks.CaptureState() }
 
 // Hold runs fn inside a write transaction of its own, which holds every
 // other writer off; capture reads the state in it.
@@ -101,16 +103,16 @@ func (k *engineKeyspace) Restore(r io.Reader) error {
 		p = binary.AppendUvarint(p, 0)
 		p = binary.AppendVarint(p, k.e.Clock.NowMs())
 		p = append(p, 0)
-		return k.e.RestoreSnapshot(bytesReader(p))
+		return k.ks.RestoreSnapshot(bytesReader(p))
 	}
-	return k.e.RestoreSnapshot(r)
+	return k.ks.RestoreSnapshot(r)
 }
 
 // Follow switches the engine's follower mode and its clock: a follower's
 // clock is frozen and set from the entries it applies; a leader's runs on
 // from where it stands.
 func (k *engineKeyspace) Follow(on bool) {
-	k.e.SetFollower(on)
+	k.ks.SetFollower(on)
 	if on {
 		k.e.Clock.Freeze()
 	} else {

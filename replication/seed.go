@@ -57,7 +57,7 @@ func seedState(path string, databases int, logf func(level, format string, args 
 	}
 	defer eng.Close()
 	var buf bytesBuffer
-	if err := eng.WriteSnapshot(&buf); err != nil {
+	if err := eng.Keyspace().WriteSnapshot(&buf); err != nil {
 		return nil, fmt.Errorf("raft-seed-aof: %v", err)
 	}
 	return buf.b, nil
