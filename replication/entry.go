@@ -19,7 +19,7 @@ import (
 // (a new leader's first entry announces itself; followers ask the leader
 // to announce them); kindTick has none: it moves the replicated clock
 // while no write does; kindSeed's is a whole keyspace in the snapshot
-// stream's format (engine.WriteSnapshot), a standalone node's
+// stream's format (keyspace.Store.WriteSnapshot), a standalone node's
 // append-only file seeding a new group (seed.go).
 const (
 	kindChanges  byte = 1

@@ -25,7 +25,7 @@ import (
 // others (docs/replication.md).
 
 // seedState reads the append-only file at path into a snapshot stream
-// (engine.WriteSnapshot's format).
+// (keyspace.Store.WriteSnapshot's format).
 func seedState(path string, databases int, logf func(level, format string, args ...any)) ([]byte, error) {
 	src, err := os.Open(path)
 	if err != nil {
