@@ -18,7 +18,8 @@ import (
 // their TTL. So while a change listener is set, grants and releases of
 // session locks are recorded as replicated state (RecordState under
 // sessionStateName): every node keeps the same set of (key, token,
-// lock-delay), and a new leader ends them all with ReleaseOrphanedSessions,
+// lock-delay), and a new leader ends them all (SessionLocks before it
+// serves, ReleaseSessionLocks after),
 // as sessionClosed ends a closed connection's. A standalone server
 // records nothing.
 
@@ -125,19 +126,34 @@ func (h sessionState) RestoreState(_ *keyspace.Tx, p []byte) error {
 	return nil
 }
 
-// ReleaseOrphanedSessions ends every session lock the replicated state
-// knows of, as a closed connection's are ended (after its lock-delay):
-// a new leader of a replicated group calls it once it serves, since no
-// connection that held one survived the change. It returns how many
-// locks it ended.
-func (e *Engine) ReleaseOrphanedSessions() int {
+// SessionLocks is the session locks the replicated state knows of now.
+type SessionLocks struct{ m map[dbKey]replSession }
+
+// Len is how many there are.
+func (s SessionLocks) Len() int { return len(s.m) }
+
+// SessionLocks copies the replicated set of session locks: a new leader
+// of a replicated group takes it before it serves (every one of them is
+// orphaned, since no connection that held one survived the change), and
+// ends them with ReleaseSessionLocks once it serves.
+func (e *Engine) SessionLocks() SessionLocks {
 	r := &e.locks
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	set := make(map[dbKey]replSession, len(r.replicated))
 	for k, s := range r.replicated {
 		set[k] = s
 	}
-	r.mu.Unlock()
+	return SessionLocks{set}
+}
+
+// ReleaseSessionLocks ends the session locks of locks, as a closed
+// connection's are ended (after their lock-delay); one taken again since
+// (another token) is left alone. It returns how many it ended. It does
+// nothing on a follower: the leader decides.
+func (e *Engine) ReleaseSessionLocks(locks SessionLocks) int {
+	r := &e.locks
+	set := locks.m
 	if len(set) == 0 {
 		return 0
 	}
@@ -148,6 +164,9 @@ func (e *Engine) ReleaseOrphanedSessions() int {
 	}
 	ended := 0
 	e.Do(true, 0, func(tx *Tx) {
+		if e.ks.Follower() {
+			return // leadership lost meanwhile: the next leader ends them
+		}
 		for k, s := range set {
 			r.mu.Lock()
 			r.recordSessionLocked(tx, '-', k, s)

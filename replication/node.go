@@ -333,17 +333,23 @@ func (n *Node) takeOver() {
 		n.cfg.Logf("warning", "New leader could not announce itself: %v", err)
 		return
 	}
+	// Every session lock known now is orphaned (engine/lock_sessions.go);
+	// taken before serving, so that none granted from now on is among them.
+	orphans := n.eng.SessionLocks()
 	n.leading.Store(term)
 	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
-	// No connection that held a session lock survived the change (see
-	// engine/lock_sessions.go): end them all, after their lock-delay. In
-	// a goroutine: the release waits for its commit, and this one must
-	// stay free to hear of a lost leadership.
+	// No connection that held a session lock survived the change: end
+	// them all, after their lock-delay. In a goroutine: the release waits
+	// for its commit, and this one must stay free to hear of a lost
+	// leadership.
+	if orphans.Len() == 0 {
+		return
+	}
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
-		if k := n.eng.ReleaseOrphanedSessions(); k > 0 {
+		if k := n.eng.ReleaseSessionLocks(orphans); k > 0 {
 			n.cfg.Logf("notice", "Ended %d session locks whose connections did not survive the leader change", k)
 		}
 	}()
