@@ -70,14 +70,16 @@ func (k *engineKeyspace) Apply(body []byte) error {
 func lastSeq(body []byte) uint64 {
 	var seq uint64
 	for len(body) > 0 {
-		p, rest, ok := readString(body)
-		if !ok {
+		l, n := binary.Uvarint(body)
+		if n <= 0 || uint64(len(body)-n) < l {
 			return seq
 		}
-		body = rest
-		var b keyspace.ChangeBatch
-		if b.UnmarshalBinary([]byte(p)) == nil {
-			seq = b.Seq
+		p := body[n : n+int(l)]
+		body = body[n+int(l):]
+		// A batch's binary form starts with its Seq (keyspace/changes.go):
+		// the leader reads only that of each of its own entries' batches.
+		if s, m := binary.Uvarint(p); m > 0 {
+			seq = s
 		}
 	}
 	return seq
