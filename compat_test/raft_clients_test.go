@@ -50,7 +50,7 @@ func startRaftGroup(t *testing.T, n int, extra ...string) []*raftNode {
 		}
 	})
 	for _, nd := range nodes {
-		if err := waitPing(nd.addr, nd.done); err != nil {
+		if _, err := waitPing(nd.addr, nd.done); err != nil {
 			t.Fatalf("node %d: %v\n%s", nd.id, err, nd.out)
 		}
 	}

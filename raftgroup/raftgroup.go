@@ -33,14 +33,23 @@ func NewServer(opts lockredis.Options) (*lockredis.Server, *replication.Node, er
 }
 
 func newNode(opts lockredis.Options, cfg replication.Config) (*replication.Node, error) {
+	// Dir and Password may come as fields or as parameters (the
+	// binary's settings).
+	dir, password := opts.Dir, opts.Password
+	if dir == "" {
+		dir = opts.Params["dir"]
+	}
+	if password == "" {
+		password = opts.Params["requirepass"]
+	}
 	if opts.RaftDir == "" {
-		if opts.Dir == "" {
+		if dir == "" {
 			return nil, errors.New("a replicated node needs Dir or RaftDir for its Raft log")
 		}
-		opts.RaftDir = filepath.Join(opts.Dir, "raft")
+		opts.RaftDir = filepath.Join(dir, "raft")
 	}
 	cfg.ID, cfg.Bind, cfg.Peers, cfg.Dir, cfg.GroupName = opts.RaftID, opts.RaftBind, opts.RaftPeers, opts.RaftDir, opts.RaftGroupName
-	cfg.Password = opts.Password
+	cfg.Password = password
 	cfg.SeedAOF = opts.RaftSeedAOF
 	cfg.Logf = opts.Logf
 	return replication.New(cfg)
@@ -48,7 +57,14 @@ func newNode(opts lockredis.Options, cfg replication.Config) (*replication.Node,
 
 func serverFor(opts lockredis.Options, node *replication.Node) *lockredis.Server {
 	opts.Replication = node
-	opts.AppendOnly = false
-	opts.RestartFence = "off"
+	// The keyspace is in memory, its durability the Raft log; a node
+	// that rejoins its group needs no fence. Set as parameters, over
+	// whatever the binary's settings (Params) or the fields said.
+	params := map[string]string{}
+	for k, v := range opts.Params {
+		params[k] = v
+	}
+	params["appendonly"], params["restart-fence"] = "no", "off"
+	opts.Params, opts.AppendOnly, opts.RestartFence = params, false, ""
 	return lockredis.NewServer(opts)
 }

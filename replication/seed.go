@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/lockredis/lockredis/engine"
 )
@@ -49,8 +50,11 @@ func seedState(path string, databases int, logf func(level, format string, args 
 		return nil, fmt.Errorf("raft-seed-aof: copying %s: %v", path, err)
 	}
 	eng, err := engine.New(engine.Config{
-		Databases: databases, Dir: dir, AppendOnly: true, AppendFilename: "appendonly.aof",
-		RestartFence: "off", Logf: logf,
+		Params: map[string]string{
+			"databases": strconv.Itoa(databases), "dir": dir, "appendonly": "yes",
+			"appendfilename": "appendonly.aof", "restart-fence": "off",
+		},
+		Logf: logf,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("raft-seed-aof: loading %s: %v", path, err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis"
-	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/replication"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -279,7 +278,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descRaftCommitIndex, float64(gs.CommitIndex))
 		gauge(descRaftApplied, float64(gs.AppliedIndex))
 	}
-	gauge(descInfo, 1, lockredis.Version, engine.Version)
+	gauge(descInfo, 1, lockredis.Version, lockredis.RedisVersion)
 	if !ok {
 		return
 	}
