@@ -217,10 +217,14 @@ func infoMemory(b []byte, c *Call) []byte {
 	b = infoInt(b, "used_memory_startup", engineBaseMemory)
 	b = infoInt(b, "used_memory_dataset", used-engineBaseMemory)
 	b = infoInt(b, "used_memory_go_heap", int64(ms.HeapAlloc))
-	fc := c.E.functionCount() // functions_store.go
+	fc := c.E.functionCount() // functions.go
+	b = infoInt(b, "used_memory_scripts_eval", fc.ScriptMemory)
+	b = infoInt(b, "number_of_cached_scripts", int64(fc.Scripts))
 	b = infoInt(b, "number_of_functions", int64(fc.Functions))
 	b = infoInt(b, "number_of_libraries", int64(fc.Libraries))
 	b = infoInt(b, "used_memory_functions", fc.Memory)
+	b = infoInt(b, "used_memory_scripts", fc.ScriptMemory+fc.Memory)
+	b = infoLine(b, "used_memory_scripts_human", keyspace.BytesToHuman(uint64(fc.ScriptMemory+fc.Memory)))
 	b = infoInt(b, "maxmemory", maxMem)
 	b = infoLine(b, "maxmemory_human", keyspace.BytesToHuman(uint64(maxMem)))
 	b = infoLine(b, "maxmemory_policy", c.E.configValue("maxmemory-policy"))

@@ -69,11 +69,16 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
 	}
+	sc := newSettleConn(c) // settle.go
+	if sc != nil {
+		c = sc
+	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
 	g.queryLimit = l.srv.eng.QueryBufferLimit
+	g.settle = sc
 	return g, nil
 }
 
@@ -188,10 +193,18 @@ type guardConn struct {
 	// lastIO is when the socket last gave or took bytes (unix seconds),
 	// Redis's lastinteraction, for the idle timeout (cron.go).
 	lastIO atomic.Int64
+	// settle, the socket under the connection (nil without a file
+	// descriptor), tells a PUBLISH whether the connection has run what
+	// its client sent (settle.go).
+	settle *settleConn
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
 	// in is what CLIENT LIST shows of the input (clientstats.go).
 	in inputStats
+	// work counts the guard's steps: bytes looked at, copied or moved,
+	// and parser state changes. Tests check that it grows linearly with
+	// the input, however the input is cut into reads (guard_test.go).
+	work int64
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -274,6 +287,7 @@ func (g *guardConn) deliver(p []byte) int {
 		g.r += m
 		n += m
 	}
+	g.work += int64(n)
 	return n
 }
 
@@ -295,7 +309,7 @@ func (g *guardConn) fill() error {
 	}
 	if g.w == len(g.buf) {
 		nb := make([]byte, 2*len(g.buf))
-		copy(nb, g.buf[:g.w])
+		g.work += int64(copy(nb, g.buf[:g.w]))
 		g.buf = nb
 	}
 	n, err := g.Conn.Read(g.buf[g.w:])
@@ -317,7 +331,7 @@ func (g *guardConn) shift(d int) {
 	if d == 0 {
 		return
 	}
-	copy(g.buf, g.buf[d:g.w])
+	g.work += int64(copy(g.buf, g.buf[d:g.w]))
 	g.r -= d
 	g.rel -= d
 	g.pos -= d
@@ -380,6 +394,7 @@ func (g *guardConn) authRequired() bool { return g.needsAuth != nil && g.needsAu
 // command as it ends.
 func (g *guardConn) parse() parseResult {
 	for !g.pause {
+		g.work++
 		switch g.state {
 		case stFailed:
 			return failed
@@ -515,6 +530,7 @@ func (g *guardConn) parse() parseResult {
 				line = line[:len(line)-1]
 			}
 			var ok bool
+			g.work += 2 * int64(len(line)) // split, then framed
 			g.tokens, g.ends, ok = engine.AppendSplitArgs(line, g.tokens[:0], g.ends[:0])
 			if !ok {
 				return g.violation("Protocol error: unbalanced quotes in request")
@@ -567,6 +583,7 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 		for i := g.scan; i < g.w; i++ {
 			c := g.buf[i]
 			if c == term {
+				g.work += int64(i - g.scan + 1)
 				g.scan = i
 				if term == '\r' && i+1 == g.w {
 					return 0, lineWaiting
@@ -574,11 +591,13 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 				return i, lineFound
 			}
 			if c == 0 {
+				g.work += int64(i - g.scan + 1)
 				g.stuck = true
 				break
 			}
 		}
 		if !g.stuck {
+			g.work += int64(g.w - g.scan)
 			g.scan = g.w
 		}
 	}

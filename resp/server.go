@@ -311,6 +311,10 @@ func (s *Server) runOne(c *client, args [][]byte) {
 		c.enc.Buf = c.enc.Buf[:0]
 	}
 	replyLen = len(c.enc.Buf)
+	if c.sess.CloseAfterReply && c.sub != nil {
+		// QUIT: a client that read the +OK is no longer subscribed.
+		c.sub.UnsubscribeAll()
+	}
 	c.flush()
 	// Invalidations of the keys this command changed follow its reply.
 	c.sess.RunAfterReply()
