@@ -343,6 +343,9 @@ func infoStats(b []byte, c *Call) []byte {
 }
 
 func infoReplication(b []byte, c *Call) []byte {
+	if fn := c.E.replInfo.Load(); fn != nil {
+		return (*fn)(b)
+	}
 	b = append(b, "# Replication\r\n"...)
 	b = infoLine(b, "role", "master")
 	b = infoLine(b, "connected_slaves", "0")

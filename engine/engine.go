@@ -137,6 +137,10 @@ type Engine struct {
 	// forced.go).
 	rand      randSource
 	forcedErr atomic.Pointer[string]
+
+	// replInfo answers INFO replication on a replicated node
+	// (replication_hooks.go).
+	replInfo atomic.Pointer[func(b []byte) []byte]
 }
 
 // New opens the keyspace, loads it and starts the expiry sweeper: Open
