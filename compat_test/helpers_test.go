@@ -207,7 +207,8 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 	return ""
 }
 
-// waitPing polls addr until a PING gets a reply, for up to 10 s.
+// waitPing polls addr until a PING gets a reply other than LOADING, for
+// up to 10 s.
 func waitPing(addr string, exited <-chan struct{}) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -220,8 +221,14 @@ func waitPing(addr string, exited <-chan struct{}) error {
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			_, err = c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+			var reply []byte
 			if err == nil {
-				_, err = readReply(bufio.NewReader(c))
+				reply, err = readReply(bufio.NewReader(c))
+			}
+			// A server still loading its file answers LOADING, as
+			// redis-server does: it is up, but not ready for the test.
+			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
+				err = errors.New("still loading")
 			}
 			c.Close()
 			if err == nil {
