@@ -98,13 +98,13 @@ func cmdQuit(c *Call) {
 // password match logs in as that user; a failure is logged (ACL LOG,
 // reason auth, the command's name as typed).
 func (e *Engine) authenticate(c *Call, user, pass []byte) bool {
-	u := e.checkUserCredentials(user, pass)
+	u := e.acl.checkUserCredentials(user, pass)
 	if u == nil {
 		ctx := aclCtxToplevel
 		if c.S.InMulti() {
 			ctx = aclCtxMulti
 		}
-		e.aclLog(c.S, aclDeniedAuth, ctx, string(c.Args[0]), string(user))
+		e.acl.logEntry(c.S, aclDeniedAuth, ctx, string(c.Args[0]), string(user))
 		return false
 	}
 	c.S.Authenticated = true
@@ -241,6 +241,6 @@ func cmdReset(c *Call) {
 	s.setReadOnly(false)
 	// Back to the default user; a Go API session too, which then obeys
 	// the default user's rules and password like a connection.
-	c.E.setDefaultAuth(s)
+	c.E.acl.setDefaultAuth(s)
 	c.W.Status("RESET")
 }

@@ -354,7 +354,7 @@ func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 func (e *Engine) AddSession(s *Session) {
 	s.ID = e.nextID.Add(1)
 	if s.Kind == KindClient {
-		e.addSessionAuth(s)
+		e.acl.addSessionAuth(s)
 		e.clientsMu.Lock()
 		e.clients[s.ID] = s
 		e.clientsMu.Unlock()
