@@ -549,7 +549,7 @@ func (e *Engine) scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) e
 // does: the transaction is discarded and the reply is CROSSSLOT itself,
 // not EXECABORT.
 func (e *Engine) rejectExecCrossSlot(s *Session, cmd *Command, w Writer, err error) {
-	e.countersOf(cmd).stats.rejected.Add(1)
+	e.tally.of(cmd).stats.rejected.Add(1)
 	e.ResetTransaction(s)
 	e.CountError(err.Error())
 	w.Error(err.Error())

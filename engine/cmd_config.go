@@ -205,7 +205,7 @@ func (e *Engine) configValue(p configParam) string {
 	}
 	switch p.name {
 	case "client-output-buffer-limit":
-		return e.outputLimitsValue() // outbuf.go
+		return e.outLimits.value() // outbuf.go
 	case "databases":
 		return strconv.Itoa(e.cfg.Databases)
 	case "tracking-table-max-keys":
@@ -418,7 +418,7 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 		e.locks.delayMs.Store(n)
 	case "client-output-buffer-limit":
 		set, _ := parseOutputLimits(val)
-		e.applyOutputLimits(set)
+		e.outLimits.apply(set)
 	case "busy-reply-threshold", "lua-time-limit", "lua-hard-time-limit", "maxmemory", "maxmemory-policy":
 		e.setGuardValue(p.name, val)
 	default:

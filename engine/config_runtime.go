@@ -150,7 +150,7 @@ func (e *Engine) rewriteLines(p configParam) []string {
 	v := e.configValue(p)
 	switch {
 	case p.name == "client-output-buffer-limit":
-		return e.outputLimitsLines()
+		return e.outLimits.lines()
 	case p.kind == kindSave:
 		f := strings.Fields(v)
 		if len(f) == 0 {

@@ -200,7 +200,7 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 // discards the transaction and says why (execCommandAbort).
 func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
 	if cmd != nil {
-		e.countersOf(cmd).stats.rejected.Add(1)
+		e.tally.of(cmd).stats.rejected.Add(1)
 	}
 	msg := err.Error()
 	if cmd != nil && cmd == e.execCmd {
@@ -280,7 +280,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	}
 	d := time.Since(start)
 	e.afterCall(c, d) // slow log, latency, MONITOR (ops.go)
-	st := &e.countersOf(c.Cmd).stats
+	st := &e.tally.of(c.Cmd).stats
 	st.calls.Add(1)
 	st.usec.Add(d.Microseconds())
 	if c.cw.errors > 0 || c.cw.failed {

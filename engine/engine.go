@@ -120,8 +120,7 @@ type Engine struct {
 
 	publisher     Publisher
 	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
-	// counters are each command's statistics, by ACL id (stats.go).
-	counters [aclFutureBit + 1]atomic.Pointer[cmdCounters]
+	tally         commandTally  // commandstats, errorstats (stats.go)
 
 	scans *scanCache // where recent SCAN cursors stopped (scan.go)
 
@@ -142,8 +141,7 @@ type Engine struct {
 	pause pauseState
 	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
 
-	execCmd *Command   // EXEC, whose refusal discards the transaction (dispatch.go)
-	errors  errorStats // INFO errorstats (stats.go)
+	execCmd *Command // EXEC, whose refusal discards the transaction (dispatch.go)
 
 	clientsMu sync.Mutex
 	clients   map[int64]*Session
@@ -247,7 +245,7 @@ func (e *Engine) init(cfg Config, netInit netSettings) error {
 	if err := e.initGuards(&cfg); err != nil { // guards.go
 		return err
 	}
-	if err := e.initOutputLimits(cfg.Params); err != nil { // outbuf.go
+	if err := e.outLimits.init(cfg.Params); err != nil { // outbuf.go
 		return err
 	}
 	e.initACL()

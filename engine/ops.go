@@ -97,7 +97,7 @@ func (e *Engine) afterCall(c *Call, d time.Duration) {
 	if e.ops.monCount.Load() > 0 && c.Cmd.Flags&(FlagSkipMonitor|FlagAdmin) == 0 {
 		e.feedMonitors(c.S, c.S.DB, c.argv())
 	}
-	e.countersOf(c.Cmd).hist.add(d)
+	e.tally.of(c.Cmd).hist.add(d)
 }
 
 // Redact hides argument i of the running command from MONITOR and the

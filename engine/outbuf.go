@@ -43,10 +43,13 @@ type outputLimits struct {
 }
 
 // OutputLimit returns the current limit of a class (OutputNormal...).
-func (e *Engine) OutputLimit(class int) OutputLimit {
-	e.outLimits.mu.RLock()
-	defer e.outLimits.mu.RUnlock()
-	return e.outLimits.classes[class]
+func (e *Engine) OutputLimit(class int) OutputLimit { return e.outLimits.get(class) }
+
+// get returns the current limit of a class.
+func (o *outputLimits) get(class int) OutputLimit {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.classes[class]
 }
 
 // SetOutputLimit changes one class's limit, as CONFIG SET does.
@@ -58,8 +61,8 @@ func (e *Engine) SetOutputLimit(class int, l OutputLimit) {
 
 // initOutputLimits starts from Redis's defaults and applies
 // Params["client-output-buffer-limit"] (the config file's lines, joined).
-func (e *Engine) initOutputLimits(params map[string]string) error {
-	e.outLimits.classes = defaultOutputLimits
+func (o *outputLimits) init(params map[string]string) error {
+	o.classes = defaultOutputLimits
 	v, ok := params["client-output-buffer-limit"]
 	if !ok {
 		return nil
@@ -68,7 +71,7 @@ func (e *Engine) initOutputLimits(params map[string]string) error {
 	if why != "" {
 		return errorString("client-output-buffer-limit: " + why)
 	}
-	e.applyOutputLimits(set)
+	o.apply(set)
 	return nil
 }
 
@@ -115,21 +118,21 @@ func parseOutputLimits(v string) (outputLimitSet, string) {
 	return set, ""
 }
 
-func (e *Engine) applyOutputLimits(set outputLimitSet) {
-	e.outLimits.mu.Lock()
-	defer e.outLimits.mu.Unlock()
+func (o *outputLimits) apply(set outputLimitSet) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	for c := range set.named {
 		if set.named[c] {
-			e.outLimits.classes[c] = set.limits[c]
+			o.classes[c] = set.limits[c]
 		}
 	}
 }
 
 // outputLimitsValue is CONFIG GET's value: every class, in bytes.
-func (e *Engine) outputLimitsValue() string {
+func (o *outputLimits) value() string {
 	var b []byte
 	for c := 0; c < numOutputClasses; c++ {
-		l := e.OutputLimit(c)
+		l := o.get(c)
 		if c > 0 {
 			b = append(b, ' ')
 		}
@@ -145,10 +148,10 @@ func (e *Engine) outputLimitsValue() string {
 // outputLimitsLines are CONFIG REWRITE's lines: one per class, as
 // Redis's rewriteConfigClientOutputBufferLimitOption writes them (the
 // replica class as "replica"), with memory in Redis's units.
-func (e *Engine) outputLimitsLines() []string {
+func (o *outputLimits) lines() []string {
 	var out []string
 	for c := 0; c < numOutputClasses; c++ {
-		l := e.OutputLimit(c)
+		l := o.get(c)
 		name := outputClassNames[c]
 		if c == OutputReplica {
 			name = "replica"
