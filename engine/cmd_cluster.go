@@ -527,7 +527,7 @@ func ScriptSlot(c *Call, keys [][]byte) int {
 // script allows cross-slot keys (no shebang, or allow-cross-slot-keys),
 // the slot of the script's first keys (its declared ones, else the first
 // it touched).
-func (e *Engine) scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) error {
+func scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) error {
 	slot, err := commandSlot(cmd, args)
 	if err != nil {
 		return errScriptNonLocalKey
@@ -556,8 +556,8 @@ func (e *Engine) rejectExecCrossSlot(s *Session, cmd *Command, w Writer, err err
 }
 
 // redisMode is INFO's redis_mode and HELLO's mode.
-func (e *Engine) redisMode() string {
-	if e.cluster.enabled {
+func (cs *clusterState) mode() string {
+	if cs.enabled {
 		return "cluster"
 	}
 	return "standalone"

@@ -197,7 +197,7 @@ func (e *Engine) extraParams() []string {
 
 // configValue is the current value of a parameter.
 func (e *Engine) configValue(p configParam) string {
-	if v, ok := e.guardValue(p.name); ok { // guards.go
+	if v, ok := e.guards.value(p.name); ok { // guards.go
 		return v
 	}
 	if v, ok := e.cfgState.value(p.name); ok { // set by CONFIG SET (config_runtime.go)
@@ -420,7 +420,7 @@ func (e *Engine) setConfigValue(p configParam, val string) {
 		set, _ := parseOutputLimits(val)
 		e.outLimits.apply(set)
 	case "busy-reply-threshold", "lua-time-limit", "lua-hard-time-limit", "maxmemory", "maxmemory-policy":
-		e.setGuardValue(p.name, val)
+		e.guards.set(p.name, val)
 	default:
 		// Kept for CONFIG GET and REWRITE: the ignorable knobs, and what
 		// the assembler applies (loglevel) through OnConfigSet.

@@ -213,7 +213,7 @@ func cmdHello(c *Call) {
 	c.W.BulkString("id")
 	c.W.Int(c.S.ID)
 	c.W.BulkString("mode")
-	c.W.BulkString(c.E.redisMode())
+	c.W.BulkString(c.E.cluster.mode())
 	c.W.BulkString("role")
 	c.W.BulkString("master")
 	c.W.BulkString("modules")

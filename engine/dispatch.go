@@ -185,7 +185,7 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 			s.ScriptDirty = true
 		}
 		if e.cluster.enabled {
-			if err := e.scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
+			if err := scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
 				e.reject(s, cmd, args, w, err)
 				return
 			}

@@ -162,8 +162,7 @@ func lookupParam(name string) configParam {
 
 // guardValue is CONFIG GET of a parameter kept here; ok is false for the
 // others.
-func (e *Engine) guardValue(name string) (string, bool) {
-	g := &e.guards
+func (g *guards) value(name string) (string, bool) {
 	switch name {
 	case "busy-reply-threshold", "lua-time-limit":
 		return strconv.FormatInt(g.busyThreshold.Load(), 10), true
@@ -179,9 +178,8 @@ func (e *Engine) guardValue(name string) (string, bool) {
 
 // setGuardValue applies a CONFIG SET of a parameter kept here (val is
 // valid and normalized).
-func (e *Engine) setGuardValue(name, val string) {
+func (g *guards) set(name, val string) {
 	n, _ := strconv.ParseInt(val, 10, 64)
-	g := &e.guards
 	switch name {
 	case "busy-reply-threshold", "lua-time-limit":
 		g.busyThreshold.Store(n)
@@ -319,7 +317,7 @@ func (e *Engine) scriptOrOwnFlags(cmd *Command, args [][]byte) Flags {
 func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	oom := e.outOfMemory()
 	s.preOOM = oom
-	disk := e.diskError()
+	disk := e.ks.DiskError()
 	if !oom && disk == "" {
 		return nil
 	}
@@ -359,7 +357,7 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 		return nil
 	}
 	if cmd.Flags.Has(FlagWrite) {
-		if disk := e.diskError(); disk != "" {
+		if disk := e.ks.DiskError(); disk != "" {
 			return replyError(disk)
 		}
 	}
@@ -369,10 +367,6 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 	}
 	return nil
 }
-
-// diskError is the MISCONF reply while the append-only file cannot be
-// written or fsynced, "" when it can (or there is none).
-func (e *Engine) diskError() string { return e.ks.DiskError() }
 
 // DiskError is the MISCONF reply write commands get now, "" when none.
 func (e *Engine) DiskError() string { return e.ks.DiskError() }
