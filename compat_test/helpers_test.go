@@ -165,13 +165,13 @@ func stopBinary(p *process) error {
 // waited for; err and out are valid from then on.
 type process struct {
 	cmd    *exec.Cmd
-	out    bytes.Buffer
+	out    lockedBuffer // read by startProcess while the process writes (persist_test.go)
 	exited chan struct{}
 	err    error
 }
 
 // startProcess runs the command made by mk on a free port until it answers
-// PING (any reply counts: NOAUTH means it is up), and registers stop as
+// PING (any reply but LOADING counts: NOAUTH means it is up), and registers stop as
 // cleanup; an error from stop fails the test. The process's output is shown
 // if it does not come up.
 func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop func(*process) error) string {
@@ -191,7 +191,17 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 			close(p.exited)
 		}()
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if err := waitPing(addr, p.exited); err != nil {
+		noauth, err := waitPing(addr, p.exited)
+		if err == nil && noauth {
+			// NOAUTH comes before LOADING (as in Redis): wait for the
+			// log line the server writes once loaded, when it logs here.
+			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if strings.Contains(p.out.String(), "Ready to accept connections") {
+					break
+				}
+			}
+		}
+		if err != nil {
 			stop(p)
 			lastErr = fmt.Errorf("%s on %s: %v\n%s", name, addr, err, p.out.String())
 			continue // most likely the port was taken meanwhile
@@ -208,16 +218,17 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 }
 
 // waitPing polls addr until a PING gets a reply other than LOADING, for
-// up to 10 s.
-func waitPing(addr string, exited <-chan struct{}) error {
+// up to 10 s; noauth: the reply was NOAUTH, which comes before LOADING.
+func waitPing(addr string, exited <-chan struct{}) (noauth bool, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		select {
 		case <-exited:
-			return errors.New("process exited")
+			return false, errors.New("process exited")
 		default:
 		}
-		c, err := net.DialTimeout("tcp", addr, time.Second)
+		var c net.Conn
+		c, err = net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			_, err = c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
@@ -225,18 +236,18 @@ func waitPing(addr string, exited <-chan struct{}) error {
 			if err == nil {
 				reply, err = readReply(bufio.NewReader(c))
 			}
-			// A server still loading its file answers LOADING, as
-			// redis-server does: it is up, but not ready for the test.
+			c.Close()
 			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
+				// The listener is open while the keyspace loads,
+				// as redis-server's is; the tests want it loaded.
 				err = errors.New("still loading")
 			}
-			c.Close()
 			if err == nil {
-				return nil
+				return bytes.HasPrefix(reply, []byte("-NOAUTH")), nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer to PING: %v", err)
+			return false, fmt.Errorf("no answer to PING: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -263,7 +274,7 @@ type rawConn struct {
 
 // replyTimeout bounds every read: a server that never answers fails the
 // step instead of hanging the test.
-const replyTimeout = 5 * time.Second
+const replyTimeout = 15 * time.Second
 
 // dialRaw connects to addr; the connection is closed when the test ends.
 func dialRaw(t testing.TB, addr string) *rawConn {

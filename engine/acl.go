@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,7 +215,6 @@ func (a *aclState) init(table func() *Table, requirePass string, sessions func()
 	logf func(level, format string, args ...any)) {
 	a.table, a.sessions, a.publisher, a.logf = table, sessions, publisher, logf
 	a.users = map[string]*User{}
-	a.logMax = 128
 	a.def = a.newDefaultUser()
 	a.users["default"] = a.def
 	if requirePass != "" {
@@ -223,6 +223,28 @@ func (a *aclState) init(table func() *Table, requirePass string, sessions func()
 		r.passwords = []string{hashPassword(requirePass)}
 		a.def.rules.Store(r.seal())
 	}
+}
+
+// bindACLParams binds acllog-max-len: a smaller value trims the log at
+// once.
+func (e *Engine) bindACLParams() {
+	e.bindParam("acllog-max-len", paramBinding{
+		get: func() string {
+			e.acl.logMu.Lock()
+			defer e.acl.logMu.Unlock()
+			return strconv.Itoa(e.acl.logMax)
+		},
+		apply: func(v string) error {
+			n, err := strconv.Atoi(v)
+			e.acl.logMu.Lock()
+			defer e.acl.logMu.Unlock()
+			e.acl.logMax = n
+			if len(e.acl.log) > n {
+				e.acl.log = e.acl.log[:n]
+			}
+			return err
+		},
+	})
 }
 
 func (a *aclState) newDefaultUser() *User {

@@ -256,6 +256,10 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 				strings.TrimPrefix(disk, "MISCONF Errors writing to the AOF file: "))
 			return
 		}
+		if s.e.NoGoodReplicas() {
+			c.Errf("NOREPLICAS Not enough good replicas to write.")
+			return
+		}
 		if !sc.allowOOM && s.e.PreCommandOOM(c.S) {
 			c.Errf("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'")
 			return

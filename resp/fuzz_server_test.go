@@ -59,7 +59,7 @@ func FuzzServer(f *testing.F) {
 func checkServer(t *testing.T, data []byte, chunk int, auth bool) {
 	cfg := engine.Config{}
 	if auth {
-		cfg.RequirePass = "pw"
+		cfg.Params = map[string]string{"requirepass": "pw"}
 	}
 	eng, err := engine.New(cfg)
 	if err != nil {

@@ -19,7 +19,7 @@ type Limits struct {
 	MaxBulkLen      int64 // proto-max-bulk-len: 512 MB
 	MaxMultibulkLen int64 // arguments per command
 	MaxInlineLen    int   // inline commands and RESP header lines: 64 KB
-	MaxQueryBuffer  int64 // client-query-buffer-limit: 1 GB for one command
+	MaxQueryBuffer  int64 // one command: 1 GB (a Server reads client-query-buffer-limit instead)
 	UnauthMultibulk int64 // before AUTH: 10 arguments
 	UnauthBulkLen   int64 // before AUTH: 16 KB per argument
 }
@@ -46,6 +46,14 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// maxQueryBuffer is the most bytes one command may take.
+func (g *guardConn) maxQueryBuffer() int64 {
+	if g.queryLimit != nil {
+		return g.queryLimit()
+	}
+	return g.limits.MaxQueryBuffer
+}
+
 // guardListener wraps accepted connections in guardConn.
 type guardListener struct {
 	net.Listener
@@ -64,7 +72,9 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
-	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
+	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
+	g.queryLimit = l.srv.eng.QueryBufferLimit
+	return g, nil
 }
 
 const (
@@ -137,11 +147,14 @@ const (
 // redcon flushes the earlier replies, then closes the connection.
 type guardConn struct {
 	net.Conn
-	limits    Limits
-	stats     *engine.Stats
-	logf      func(level, format string, args ...any)
-	sess      *engine.Session
-	needsAuth func() bool
+	limits Limits
+	// queryLimit, when set, is client-query-buffer-limit as CONFIG SET
+	// leaves it, read as each command grows (limits.MaxQueryBuffer else).
+	queryLimit func() int64
+	stats      *engine.Stats
+	logf       func(level, format string, args ...any)
+	sess       *engine.Session
+	needsAuth  func() bool
 	// send, once the connection is subscribed, queues bytes behind the
 	// replies waiting in its pubsub queue: fail's error goes there.
 	send func([]byte)
@@ -177,6 +190,8 @@ type guardConn struct {
 	lastIO atomic.Int64
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
+	// in is what CLIENT LIST shows of the input (clientstats.go).
+	in inputStats
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -286,6 +301,8 @@ func (g *guardConn) fill() error {
 	n, err := g.Conn.Read(g.buf[g.w:])
 	if n > 0 {
 		g.w += n
+		g.in.read.Store(g.base + int64(g.w))
+		g.in.free.Store(int64(len(g.buf) - g.w))
 		g.stats.NetInputBytes.Add(int64(n))
 		g.lastIO.Store(time.Now().Unix())
 	}
@@ -453,7 +470,7 @@ func (g *guardConn) parse() parseResult {
 			take := min(avail, g.bulkLen)
 			g.pos += int(take)
 			g.bulkLen -= take
-			if g.base+int64(g.pos)-g.cmdStart > g.limits.MaxQueryBuffer {
+			if g.base+int64(g.pos)-g.cmdStart > g.maxQueryBuffer() {
 				// client-query-buffer-limit: Redis closes without a reply.
 				return g.violation("")
 			}
@@ -524,6 +541,7 @@ func (g *guardConn) skipTo(i int) {
 // AUTH, and after RESET (which can undo AUTH), the next command's limits
 // depend on what this one does, so parsing waits until redcon has run it.
 func (g *guardConn) commandDone() {
+	g.in.commandParsed(g.base + int64(g.pos))
 	if g.reset || g.authRequired() {
 		g.pause = true
 	}
