@@ -227,7 +227,7 @@ func cmdReset(c *Call) {
 	s := c.S
 	c.E.ResetTransaction(s)
 	c.E.tracker.disable(s)
-	c.E.stopMonitor(s) // RESET ends MONITOR (monitor.go)
+	c.E.ops.stopMonitor(s) // RESET ends MONITOR (monitor.go)
 	// Redis clears OFF and a pending SKIP; a SKIP already in force drops
 	// this reply.
 	s.replyOff, s.replySkipNext = false, false

@@ -204,7 +204,7 @@ func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err e
 	}
 	msg := err.Error()
 	if cmd != nil && cmd == e.execCmd {
-		e.feedMonitorsNow(s, args) // Redis's execCommandAbort
+		e.ops.feedMonitorsNow(s, args) // Redis's execCommandAbort
 		e.ResetTransaction(s)
 		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
 	} else {
@@ -262,7 +262,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 		outer, c.Tx.clientCall = c.Tx.clientCall, c
 	}
 	if c.Cmd.Flags.Has(FlagRunsScript) {
-		e.feedMonitorsNow(c.S, c.Args) // before the script's own commands
+		e.ops.feedMonitorsNow(c.S, c.Args) // before the script's own commands
 	}
 	switch {
 	case c.Tx == nil:

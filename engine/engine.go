@@ -325,7 +325,7 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.ResetTransaction(s)
 	e.tracker.disable(s)
 	e.locks.sessionClosed(s) // SESSION locks die with their connection
-	e.stopMonitor(s)
+	e.ops.stopMonitor(s)
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()
