@@ -166,7 +166,7 @@ func infoServer(b []byte, c *Call) []byte {
 	b = infoLine(b, "redis_version", Version)
 	b = infoLine(b, "redis_git_sha1", "00000000")
 	b = infoLine(b, "redis_git_dirty", "0")
-	b = infoLine(b, "redis_mode", c.E.redisMode())
+	b = infoLine(b, "redis_mode", c.E.cluster.mode())
 	b = infoLine(b, "os", osName())
 	b = infoInt(b, "arch_bits", strconv.IntSize)
 	b = infoLine(b, "go_version", runtime.Version())
