@@ -186,7 +186,19 @@ func (n *Node) transport(logger hclog.Logger) (raft.Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raft-bind: %v", err)
 	}
-	trans, err := raft.NewTCPTransportWithLogger(n.cfg.Bind, adv, 3, 10*time.Second, logger)
+	// MaxRPCsInFlight 1: no pipelining. With v1.8.0's default of 2, a
+	// pipeline that meets a newer term can park its decoder on a channel
+	// nobody reads, and the replicate goroutine, and with it Shutdown,
+	// never ends: the fault tests saw a leader's SIGTERM hang after its
+	// leadership transfer (compat_test's jepsen tests, finding 1).
+	// Synchronous AppendEntries is also what raft's own docs find no
+	// slower with batching (hashicorp/raft#541).
+	trans, err := raft.NewTCPTransportWithConfig(n.cfg.Bind, adv, &raft.NetworkTransportConfig{
+		MaxPool:         3,
+		MaxRPCsInFlight: 1,
+		Timeout:         10 * time.Second,
+		Logger:          logger,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("raft-bind %s: %v", n.cfg.Bind, err)
 	}
