@@ -157,8 +157,7 @@ type jepsenCluster struct {
 	log   func(format string, args ...any)
 }
 
-// newJepsenCluster prepares n nodes (n == 1 without group: a standalone
-// server) with the extra flags, starts them and waits for a leader (for a
+// newJepsenCluster prepares n nodes (without group: standalone servers) with the extra flags, starts them and waits for a leader (for a
 // group). They are killed and their directories removed when the test
 // ends; each node's output is printed if the test failed.
 func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenCluster {
@@ -170,7 +169,7 @@ func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenC
 	c := &jepsenCluster{t: t, log: t.Logf}
 	var uids []uint32
 	var ports [][]int
-	isolate := group && partitionsPossible() == ""
+	isolate := n > 1 && partitionsPossible() == ""
 	if isolate {
 		// The nodes run under their own user ids: they must reach the binary.
 		if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
@@ -197,7 +196,10 @@ func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenC
 				t.Fatal(err)
 			}
 			uids = append(uids, node.uid)
-			ports = append(ports, []int{node.port, node.raftPort})
+			ports = append(ports, []int{node.port})
+			if node.raftPort != 0 {
+				ports[len(ports)-1] = append(ports[len(ports)-1], node.raftPort)
+			}
 		}
 		c.nodes = append(c.nodes, node)
 	}

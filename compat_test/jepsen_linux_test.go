@@ -5,6 +5,7 @@ package compat
 import (
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,5 +130,45 @@ func TestJepsenGroup(t *testing.T) {
 				reportFindings(t, runWorkload(c, wl, kind, 2*mode.nodes, mode.duration, nm, seed))
 			})
 		}
+	}
+}
+
+// The partitions cut what they must: two standalone servers under their
+// own user ids, one MIGRATE-ing a key to the other (a connection between
+// nodes, as Raft's and a follower's forwarding are), in both directions;
+// while cut, the test's own client still reaches both.
+func TestJepsenPartitionCutsNodesNotClients(t *testing.T) {
+	if why := partitionsPossible(); why != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	c := newJepsenCluster(t, 2, false)
+	a, b := dialRaw(t, c.nodes[0].addr()), dialRaw(t, c.nodes[1].addr())
+	migrate := func(from *rawConn, to *jepsenNode, key string) string {
+		from.do(t, "SET", key, "v")
+		return from.do(t, "MIGRATE", "127.0.0.1", strconv.Itoa(to.port), key, "0", "300")
+	}
+	if got := migrate(a, c.nodes[1], "k1"); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE before the cut: %q", got)
+	}
+	if err := c.partition([]int{0}, []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		from *rawConn
+		to   *jepsenNode
+	}{{a, c.nodes[1]}, {b, c.nodes[0]}} {
+		if got := migrate(tc.from, tc.to, "k2"); !strings.HasPrefix(got, "-IOERR") {
+			t.Errorf("MIGRATE %d across the cut: %q, want an IOERR", i, got)
+		}
+		tc.from.do(t, "DEL", "k2")
+	}
+	if err := c.heal(); err != nil {
+		t.Fatal(err)
+	}
+	if got := migrate(b, c.nodes[0], "k3"); got != "+OK\r\n" {
+		t.Fatalf("MIGRATE after healing: %q", got)
 	}
 }
