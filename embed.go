@@ -63,7 +63,7 @@ type Options struct {
 	MaxClients int
 	// ProtectedMode is "yes" (the default, as in Redis) or "no": without
 	// a Password, clients not from 127.0.0.1 or ::1 are refused with
-	// Redis's DENIED message. See README "Protection and limits".
+	// Redis's DENIED message. See docs/operations.md, "Protection and limits".
 	ProtectedMode string
 	// IdleTimeout closes clients idle that long (whole seconds, Redis's
 	// timeout); 0 never.

@@ -28,7 +28,7 @@ func waitBlocked(t *testing.T, srv *lockredis.Server, n int) {
 }
 
 // acquireAsync runs LOCK.ACQUIRE key owner 10000 WAIT 5000 with go-redis's
-// Do in the background: the README's go-redis example.
+// Do in the background: docs/locks.md's go-redis example.
 func acquireAsync(c *redis.Client, key, owner string) <-chan any {
 	done := make(chan any, 1)
 	go func() {
@@ -147,7 +147,7 @@ func TestLockAcquireAndRedissonScripts(t *testing.T) {
 	}
 }
 
-// TestRedisPyLockCommands runs python/lockcmd.py, the README's python
+// TestRedisPyLockCommands runs python/lockcmd.py, docs/locks.md's python
 // example: LOCK.ACQUIRE with WAIT through redis-py's execute_command.
 func TestRedisPyLockCommands(t *testing.T) {
 	py := requireRedisPy(t)

@@ -111,7 +111,8 @@ if [ $# -gt 0 ] && [ -z "${LOCKREDIS_FUZZTIME:-}" ]; then
 fi
 if [ "$fuzztime" != 0 ]; then
 	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./engine:FuzzValueEncoding \
-		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./engine:FuzzChangeBatchUnmarshal \
+		./engine:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
 		pkg=${target%%:*} name=${target#*:}
 		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
 		fuzzlog=$(mktemp)

@@ -219,7 +219,7 @@ func (r *lockRegistry) dbFlushed(*Tx, int) {} // the blocking registry reports w
 // deadlines in real time: there the sweeper and lookups expire keys when
 // the clock is moved.
 func (r *lockRegistry) armExpiry(k dbKey, v Value, ok bool, waiters int) {
-	if r.e.Clock.Manual() {
+	if r.e.Clock.Manual() || r.e.Follower() {
 		return
 	}
 	r.mu.Lock()
@@ -282,7 +282,7 @@ func (r *lockRegistry) fire(k dbKey, at int64) {
 // is granted it now, before the command that looked can see it free.
 // It reports whether it ran the queue; GetIn then reads the key again.
 func (tx *Tx) handOverExpired(db int, key []byte) bool {
-	if !tx.write || tx.iterating || tx.handingOver || tx.e.listening.Load() == 0 {
+	if !tx.write || tx.iterating || tx.handingOver || tx.passive() || tx.e.listening.Load() == 0 {
 		return false
 	}
 	k := dbKey{db, string(key)}
@@ -336,8 +336,8 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 	}
 	delete(r.bySession, s)
 	r.mu.Unlock()
-	if len(keys) == 0 {
-		return
+	if len(keys) == 0 || r.e.Follower() {
+		return // a follower's locks are released by its leader's batches
 	}
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
