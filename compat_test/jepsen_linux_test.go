@@ -94,7 +94,7 @@ func TestJepsenStandalone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newJepsenCluster(t, 1, false, tc.args...)
 			seed := jepsenSeed(t)
-			reportFindings(t, runWorkload(c, tc.wl, tc.kind, 4, mode.duration, crash, seed))
+			reportFindings(t, runWorkload(c, tc.wl, tc.kind, 6, mode.duration, crash, seed))
 		})
 	}
 }

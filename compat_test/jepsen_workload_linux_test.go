@@ -264,10 +264,23 @@ var registerWorkload = workload{
 	},
 }
 
-// The lock workload's settings: two locks, each taken by half of the
-// workers, with LOCK.ACQUIRE ... WAIT by even workers and SET NX PX (and
-// the redsync release script) by odd ones.
-var lockKeys = []string{"lock{a}", "lock{b}"}
+// The lock workload's locks: worker i takes lockKeys[i mod 3]; on the
+// first with LOCK.ACQUIRE ... WAIT, on the second with SET NX PX (and the
+// redsync release script), on the third half and half. (On a lock shared
+// by both, the queue hands the lock from waiter to waiter inside the
+// releasing transaction, so SET NX rarely finds it free: the second lock
+// keeps that path busy.)
+var lockKeys = []string{"lock{native}", "lock{setnx}", "lock{mixed}"}
+
+func lockNative(worker int) bool {
+	switch worker % len(lockKeys) {
+	case 0:
+		return true
+	case 1:
+		return false
+	}
+	return worker/len(lockKeys)%2 == 0
+}
 
 const (
 	lockTTL  = 1000 * time.Millisecond
@@ -292,7 +305,7 @@ func lockWorkload(strict bool) workload {
 			for ctx.Err() == nil {
 				w.seq++
 				owner := fmt.Sprintf("c%d-%d", w.id, w.seq)
-				w.pace(ctx, lockOnce(ctx, w, key, owner, w.id/len(lockKeys)%2 == 0, strict))
+				w.pace(ctx, lockOnce(ctx, w, key, owner, lockNative(w.id), strict))
 			}
 		},
 		finish: func(ctx context.Context, rdb redis.UniversalClient, ops []op) []string {
