@@ -172,3 +172,24 @@ func TestJepsenPartitionCutsNodesNotClients(t *testing.T) {
 		t.Fatalf("MIGRATE after healing: %q", got)
 	}
 }
+
+// The lock checker catches a real violation end to end: without
+// persistence and with the restart fence off, a crash forgets the lock
+// its holder is still using and the restarted server grants it again.
+func TestJepsenFindsForgottenLock(t *testing.T) {
+	crash := nemesis{
+		faults: []fault{faultKillLeader},
+		quiet:  [2]time.Duration{300 * time.Millisecond, 800 * time.Millisecond},
+		hold:   [2]time.Duration{0, 100 * time.Millisecond},
+	}
+	c := newJepsenCluster(t, 1, false, "--restart-fence", "off")
+	seed := jepsenSeed(t)
+	findings := runWorkload(c, lockWorkload(false), plainClient, 6, currentJepsenMode().duration, crash, seed)
+	for _, f := range findings {
+		if strings.Contains(f, "mutual exclusion violated") || strings.Contains(f, "lost while its holder's validity ran") {
+			t.Logf("found, as it must: %s", strings.SplitN(f, "\n", 2)[0])
+			return
+		}
+	}
+	t.Errorf("seed %d: no violation found without the fence; findings: %q", seed, findings)
+}

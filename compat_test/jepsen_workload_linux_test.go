@@ -330,6 +330,9 @@ func lockOnce(ctx context.Context, w *worker, key, owner string, native, strict 
 		return acq
 	}
 	validUntil := acq.start + int64(lockTTL-lockDrift)
+	// A correct server expires the lock no earlier than this: it granted
+	// it after the request left. A read that ended before then must see it.
+	mustHold := acq.start + int64(lockTTL)
 	token := acq.value
 	if !native {
 		// SET NX PX answers OK: the token is the key's, read with
@@ -339,8 +342,8 @@ func lockOnce(ctx context.Context, w *worker, key, owner string, native, strict 
 		case info.result != opOK:
 			token = "?"
 		case info.isNil || info.arg != owner:
-			if w.h.now() < validUntil && (strict || !info.isNil) {
-				lostLock(w, key, info)
+			if info.end < mustHold && (strict || !info.isNil) {
+				lostLock(w, key, owner, info)
 			}
 			return acq
 		default:
@@ -349,15 +352,26 @@ func lockOnce(ctx context.Context, w *worker, key, owner string, native, strict 
 			w.h.add(op{client: w.id, node: w.node, f: "acquire", key: key, arg: owner, start: acq.start, end: acq.end, result: opOK, value: token})
 		}
 	}
-	// The critical section: two halves with a check of the owner between.
+	// The critical section: mostly short (10-50 ms), one in four until
+	// close to the end of the validity, so that locks are held across
+	// faults; the holder checks with GET that the lock is still its own
+	// every 100 ms and halfway.
 	csStart := w.h.now()
-	half := time.Duration(5+w.rng.Intn(20)) * time.Millisecond
-	time.Sleep(half)
-	check := w.do(ctx, op{f: "get", key: key}, []any{"GET", key}, fillString)
-	if check.result == opOK && (check.isNil && strict || !check.isNil && check.value != owner) && check.start < validUntil {
-		lostLock(w, key, check)
+	length := time.Duration(10+w.rng.Intn(40)) * time.Millisecond
+	if w.rng.Intn(4) == 0 {
+		length = time.Duration(validUntil-csStart) - 50*time.Millisecond
 	}
-	time.Sleep(half)
+	for steps := max(2, int(length/(100*time.Millisecond))); steps > 0 && ctx.Err() == nil; steps-- {
+		time.Sleep(length / 2 / time.Duration(steps))
+		check := w.do(ctx, op{f: "get", key: key}, []any{"GET", key}, fillString)
+		if check.result == opOK && (check.isNil && strict || !check.isNil && check.value != owner) && check.end < mustHold {
+			lostLock(w, key, owner, check)
+		}
+		if w.h.now() >= validUntil {
+			break
+		}
+		time.Sleep(length / 2 / time.Duration(steps))
+	}
 	if csEnd := min(w.h.now(), validUntil); csEnd > csStart {
 		w.h.add(op{client: w.id, node: w.node, f: "cs", key: key, arg: owner, start: csStart, end: csEnd, result: opOK, value: token})
 	}
@@ -369,13 +383,15 @@ func lockOnce(ctx context.Context, w *worker, key, owner string, native, strict 
 	return acq
 }
 
-func lostLock(w *worker, key string, seen op) {
-	what := "the lock is absent"
-	if !seen.isNil {
-		what = "the lock is held by " + seen.value
-		if seen.arg != "" {
-			what = "the lock is held by " + seen.arg
-		}
+// lostLock records that owner, within its validity, read its lock (seen:
+// a GET or LOCK.INFO) as absent or held by another owner.
+func lostLock(w *worker, key, owner string, seen op) {
+	what := owner + " finds the lock absent"
+	switch {
+	case seen.f == "info" && !seen.isNil:
+		what = owner + " finds the lock held by " + seen.arg
+	case !seen.isNil:
+		what = owner + " finds the lock held by " + seen.value
 	}
 	w.h.add(op{client: w.id, node: w.node, f: "lost", key: key, start: seen.start, end: seen.end, result: opOK, err: what})
 }
