@@ -2,7 +2,8 @@
 # Runs every test of lockredis: the root module and compat_test. On a fresh
 # Debian/Ubuntu machine with only Go it first installs what the tests need:
 # redis-server (the oracle of the differential tests), redis-cli and
-# redis-benchmark, node with the node lock clients, python3-redis.
+# redis-benchmark, node with the node lock clients, python3-redis, and as
+# root nftables (the fault tests' partitions).
 #
 #   bash compat_test/test.sh            # from any directory
 #   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
@@ -37,6 +38,12 @@ fi
 # first (python_test.go).
 if ! /usr/bin/python3 -c 'import redis' 2>/dev/null && ! python3 -c 'import redis' 2>/dev/null; then
 	PKGS+=(python3-redis)
+fi
+# The fault tests partition nodes with nftables rules, which need root
+# (compat_test/jepsen_net_linux_test.go); without root they run without
+# partitions, so nft is only wanted as root.
+if [ "$(id -u)" = 0 ] && ! command -v nft >/dev/null; then
+	PKGS+=(nftables)
 fi
 
 redis_service_active() {
