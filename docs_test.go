@@ -3,6 +3,10 @@ package lockredis
 import (
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -248,7 +252,8 @@ func checkLink(page, target string, load func(string) (mdDoc, bool)) error {
 	return nil
 }
 
-// TestDocSnippets checks that a code block marked
+// TestDocSnippets checks that every Go, Node, Python and Ruby code block
+// is marked, and that a code block marked
 //
 //	<!-- snippet: path/to/file#region -->
 //
@@ -256,6 +261,11 @@ func checkLink(page, target string, load func(string) (mdDoc, bool)) error {
 // "snippet: region" and "end snippet" (markers excluded, common
 // indentation and blank lines at either end removed); path is relative to the repository root. The files
 // are tests in their own right, so a page's examples run with the tests.
+// runLangs are the languages whose examples must be snippets of files the
+// test command runs (docs/locks.md's cookbook, the Go API pages). Shell
+// sessions, config files and Java (no JVM here) are not run.
+var runLangs = map[string]bool{"go": true, "js": true, "javascript": true, "python": true, "ruby": true}
+
 var fixSnippets = flag.Bool("fix-snippets", false, "TestDocSnippets: rewrite each marked code block from its file")
 
 func TestDocSnippets(t *testing.T) {
@@ -266,6 +276,9 @@ func TestDocSnippets(t *testing.T) {
 		for i := len(blocks) - 1; i >= 0; i-- { // from the end: line numbers stay valid
 			b := blocks[i]
 			if b.marker == "" {
+				if runLangs[b.lang] {
+					t.Errorf("%s:%d: a %s code block without a snippet marker: every Go, Node, Python and Ruby example must come from a file the tests run", page, b.n, b.lang)
+				}
 				continue
 			}
 			used++
@@ -367,4 +380,86 @@ func dedent(lines []string) string {
 		b.WriteString(strings.TrimPrefix(l, prefix) + "\n")
 	}
 	return b.String()
+}
+
+// TestExportedIdentifiersDocumented: every package of this module has a
+// package comment, and every exported function, method of an exported
+// type, type, constant and variable has a doc comment (a constant or
+// variable may share its group's comment or have one at the end of its
+// line), so the API reads well on pkg.go.dev. compat_test, a module of
+// tests, and testdata are left out.
+func TestExportedIdentifiersDocumented(t *testing.T) {
+	fset := token.NewFileSet()
+	notTest := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
+	err := filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); dir != "." && (name == "testdata" || name == "compat_test" || strings.HasPrefix(name, ".") || name == "docs") {
+			return filepath.SkipDir
+		}
+		pkgs, err := parser.ParseDir(fset, dir, notTest, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, pkg := range pkgs {
+			documented := false
+			for _, f := range pkg.Files {
+				documented = documented || f.Doc != nil
+				for _, decl := range f.Decls {
+					for _, name := range undocumented(decl) {
+						t.Errorf("%s: %s has no doc comment", fset.Position(name.Pos()), name.Name)
+					}
+				}
+			}
+			if !documented {
+				t.Errorf("%s: package %s has no package comment (a doc.go)", dir, pkg.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// undocumented lists the exported names decl declares without a doc
+// comment.
+func undocumented(decl ast.Decl) []*ast.Ident {
+	var out []*ast.Ident
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if !d.Name.IsExported() || d.Doc != nil {
+			return nil
+		}
+		if d.Recv != nil {
+			recv := d.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if ix, ok := recv.(*ast.IndexExpr); ok {
+				recv = ix.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && !id.IsExported() {
+				return nil // a method of an unexported type is not in the docs
+			}
+		}
+		out = append(out, d.Name)
+	case *ast.GenDecl:
+		for _, spec := range d.Specs {
+			switch s := spec.(type) {
+			case *ast.TypeSpec:
+				if s.Name.IsExported() && s.Doc == nil && d.Doc == nil {
+					out = append(out, s.Name)
+				}
+			case *ast.ValueSpec:
+				for _, n := range s.Names {
+					if n.IsExported() && s.Doc == nil && s.Comment == nil && d.Doc == nil {
+						out = append(out, n)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

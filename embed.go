@@ -1,11 +1,3 @@
-// Package lockredis is a lock server that speaks the Redis protocol. Run it
-// inside Go tests as a fake Redis with a controllable clock, or standalone
-// with cmd/lockredis.
-//
-//	srv := lockredis.RunT(t)
-//	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-//	...
-//	srv.FastForward(30 * time.Second) // leases run out, no sleeping
 package lockredis
 
 import (

@@ -2,8 +2,9 @@
 # Runs every test of lockredis: the root module and compat_test. On a fresh
 # Debian/Ubuntu machine with only Go it first installs what the tests need:
 # redis-server (the oracle of the differential tests), redis-cli and
-# redis-benchmark, node with the node lock clients, python3-redis, and as
-# root nftables (the fault tests' partitions).
+# redis-benchmark, node with the node lock clients, python3-redis, ruby with
+# ruby-redis (the Ruby recipes of docs/locks.md), staticcheck, and as root
+# nftables (the fault tests' partitions).
 #
 #   bash compat_test/test.sh            # from any directory
 #   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
@@ -44,6 +45,11 @@ fi
 # partitions, so nft is only wanted as root.
 if [ "$(id -u)" = 0 ] && ! command -v nft >/dev/null; then
 	PKGS+=(nftables)
+fi
+
+# Debian's ruby-redis is redis-rb for Debian's ruby.
+if ! command -v ruby >/dev/null || ! ruby -e 'require "redis"' 2>/dev/null; then
+	PKGS+=(ruby ruby-redis)
 fi
 
 redis_service_active() {
@@ -98,12 +104,29 @@ if [ ! -f "$stamp" ] || [ "$(sha256sum <"$lock")" != "$(cat "$stamp")" ]; then
 	sha256sum <"$lock" >"$stamp"
 fi
 
+# staticcheck, pinned: the version that knows this Go release. Installed
+# with go install into GOBIN (or GOPATH/bin), which need not be on PATH.
+STATICCHECK_VERSION=v0.8.2
+gobin=$(go env GOBIN)
+staticcheck=${gobin:-$(go env GOPATH)/bin}/staticcheck
+if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${STATICCHECK_VERSION#v})"; then
+	echo "+ go install honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+
 go version
 redis-server --version
 args=$(printf ' %q' -race "$@")
 echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
 (cd compat_test && go test -race "$@" ./...)
+
+# go vet and staticcheck (staticcheck.conf says which checks), both modules.
+echo "+ go vet ./... && staticcheck ./... (both modules)"
+go vet ./...
+(cd compat_test && go vet ./...)
+"$staticcheck" ./...
+(cd compat_test && "$staticcheck" ./...)
 
 # A bounded run of every fuzz target (after the tests, without -race):
 # LOCKREDIS_FUZZTIME per target, 12s by default (about 2 minutes in all on

@@ -3,6 +3,10 @@ package compat
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,9 +17,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The Go examples of README.md and docs/embedding.md. The pages show the
-// regions between the "snippet:" and "end snippet" lines, and the root
-// module's TestDocSnippets fails when a page and this file disagree.
+// The Go examples of README.md and the docs/ pages (but the lock cookbook,
+// cookbook_test.go). The pages show the regions between the "snippet:" and
+// "end snippet" lines, and the root module's TestDocSnippets fails when a
+// page and this file disagree.
 
 // snippet: embedded
 func TestLockExpires(t *testing.T) {
@@ -36,7 +41,7 @@ func TestLockExpires(t *testing.T) {
 
 // end snippet
 
-func TestReadmeManualClock(t *testing.T) {
+func TestDocsManualClock(t *testing.T) {
 	// snippet: manual-clock
 	srv := lockredis.NewServer(lockredis.Options{ManualClock: true})
 	if err := srv.Start(); err != nil {
@@ -116,4 +121,93 @@ func TestReadmeRedlock(t *testing.T) {
 		t.Fatalf("after expiry: %v", err)
 	}
 	// end snippet
+}
+
+// TestDocsClusterMode: docs/commands.md's cluster emulation example.
+func TestDocsClusterMode(t *testing.T) {
+	ctx := context.Background()
+	// snippet: cluster
+	srv := lockredis.NewServer(lockredis.Options{Cluster: true})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{srv.Addr()}})
+	defer rdb.Close()
+
+	// One node owns every slot: locks on any key work...
+	for _, key := range []string{"lock:a", "lock:b", "lock:c"} {
+		if ok, err := rdb.SetNX(ctx, key, "w1", 30*time.Second).Result(); !ok || err != nil {
+			t.Fatalf("SET NX %s: %v, %v", key, ok, err)
+		}
+	}
+	// ...and a command over keys of two slots is refused, as in a cluster.
+	if err := rdb.Do(ctx, "MSET", "lock:a", "1", "lock:b", "2").Err(); err == nil || !strings.HasPrefix(err.Error(), "CROSSSLOT") {
+		t.Fatalf("MSET across slots: %v, want CROSSSLOT", err)
+	}
+	// end snippet
+}
+
+// TestDocsEmbeddedTLS: docs/operations.md's embedded TLS example, with
+// files the test writes (server.crt, server.key, ca.crt, a client
+// certificate).
+func TestDocsEmbeddedTLS(t *testing.T) {
+	ctx := context.Background()
+	f := genTLSFiles(t)
+	serverCrt, serverKey, caCrt := f.serverCert, f.serverKey, f.ca
+	clientTLS := f.clientTLS(&f.client) // trusts ca.crt, presents client.crt
+	// snippet: tls
+	cfg, err := lockredis.TLSFiles{CertFile: serverCrt, KeyFile: serverKey, CACertFile: caCrt}.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := lockredis.NewServer(lockredis.Options{TLSConfig: cfg})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: srv.TLSAddr(), TLSConfig: clientTLS})
+	defer rdb.Close()
+	if ok, err := rdb.SetNX(ctx, "lock:job", "w1", 30*time.Second).Result(); !ok || err != nil {
+		t.Fatalf("SET NX over TLS: %v, %v", ok, err)
+	}
+	// end snippet
+	if v, _ := srv.Get("lock:job"); v != "w1" {
+		t.Fatalf("lock:job = %q", v)
+	}
+}
+
+// TestDocsUseModule follows docs/embedding.md's "Using the module from
+// another module": a new module, a replace directive to this checkout,
+// go mod tidy, and testdata/usemodule/main.go (the page's program) run.
+func TestDocsUseModule(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	main, err := os.ReadFile("testdata/usemodule/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), main, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("mod", "init", "example.com/t")
+	run("mod", "edit", "-replace=github.com/lockredis/lockredis="+root)
+	run("mod", "tidy")
+	out := run("run", ".")
+	if !strings.HasPrefix(out, "lockredis on 127.0.0.1:") || !strings.HasSuffix(out, " lock:job = worker-1\n") {
+		t.Fatalf("go run printed %q", out)
+	}
 }
