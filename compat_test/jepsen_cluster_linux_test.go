@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,10 +163,7 @@ type jepsenCluster struct {
 // ends; each node's output is printed if the test failed.
 func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenCluster {
 	t.Helper()
-	bin := os.Getenv("LOCKREDIS_JEPSEN_BIN")
-	if bin == "" {
-		bin = lockredisBinary(t)
-	}
+	bin := jepsenBinary(t)
 	c := &jepsenCluster{t: t, log: t.Logf}
 	var uids []uint32
 	var ports [][]int
@@ -183,9 +181,9 @@ func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenC
 	os.Chmod(root, 0o755)
 	t.Cleanup(func() { os.RemoveAll(root) })
 	for i := 1; i <= n; i++ {
-		node := &jepsenNode{id: i, port: freePort(t), dir: filepath.Join(root, fmt.Sprintf("n%d", i)), bin: bin}
+		node := &jepsenNode{id: i, port: jepsenPort(t), dir: filepath.Join(root, fmt.Sprintf("n%d", i)), bin: bin}
 		if group {
-			node.raftPort = freePort(t)
+			node.raftPort = jepsenPort(t)
 		}
 		if err := os.Mkdir(node.dir, 0o700); err != nil {
 			t.Fatal(err)
@@ -253,6 +251,51 @@ func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenC
 		}
 	}
 	return c
+}
+
+// jepsenPort picks a port for a node, below the kernel's ephemeral range
+// (ip_local_port_range starts at 32768 by default): a node is restarted on
+// the same port after kill -9, and a port from the ephemeral range could
+// have been taken meanwhile by some client's outgoing connection. Ports
+// once handed out are never handed out again in this process (freePort can
+// return one port twice, and a node's Raft port then collides with another
+// node's client port).
+func jepsenPort(t *testing.T) int {
+	t.Helper()
+	jepsenPorts.Lock()
+	defer jepsenPorts.Unlock()
+	if jepsenPorts.used == nil {
+		jepsenPorts.used = map[int]bool{}
+	}
+	for range 1000 {
+		port := 20000 + rand.Intn(12000)
+		if jepsenPorts.used[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		jepsenPorts.used[port] = true
+		return port
+	}
+	t.Fatal("no free port in 20000-31999")
+	return 0
+}
+
+var jepsenPorts struct {
+	sync.Mutex
+	used map[int]bool
+}
+
+// jepsenBinary is the binary under test: LOCKREDIS_JEPSEN_BIN, or the
+// checkout's own build.
+func jepsenBinary(t *testing.T) string {
+	if bin := os.Getenv("LOCKREDIS_JEPSEN_BIN"); bin != "" {
+		return bin
+	}
+	return lockredisBinary(t)
 }
 
 func tail(s string, lines int) string {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"math/rand"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +71,30 @@ func (h noRetryHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (noRetryHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// quietFaultLog is go-redis's logger while fault tests run: a fault makes
+// every client log each failed dial and each Sentinel lookup (thousands of
+// lines per run, burying the findings); those are expected and dropped, the
+// rest is printed as go-redis's default logger would.
+type quietFaultLog struct{ out *log.Logger }
+
+func (l quietFaultLog) Printf(ctx context.Context, format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if strings.HasPrefix(msg, "sentinel: ") || strings.Contains(msg, "failed to dial") {
+		return
+	}
+	l.out.Output(2, msg)
+}
+
+var quietFaultLogOnce sync.Once
+
+// quietClientLogs installs quietFaultLog (once per test binary; go-redis
+// has one logger).
+func quietClientLogs() {
+	quietFaultLogOnce.Do(func() {
+		redis.SetLogger(quietFaultLog{log.New(os.Stderr, "redis: ", log.LstdFlags|log.Lshortfile)})
+	})
 }
 
 // noMaint: lockredis has no CLIENT MAINT_NOTIFICATIONS (Redis Cloud's).
@@ -421,6 +447,7 @@ func fillLockInfo(cmd *redis.Cmd, o *op) {
 // leader and returns the findings, each with the seed.
 func runWorkload(c *jepsenCluster, wl workload, kind clientKind, workers int, d time.Duration, nm nemesis, seed int64) []string {
 	t := c.t
+	quietClientLogs()
 	h := newHistory()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
