@@ -397,6 +397,44 @@ var (
 		}
 		return fmt.Sprintf("partition {%s} | the rest", n), c.heal, c.partition([]int{n.id - 1}, rest)
 	}}
+	// A majority, the leader with it, crashes at once and restarts: what
+	// the group acknowledged must come back from the nodes' disks (the
+	// Raft log and snapshots), since no live majority remembers it.
+	faultKillMajority = fault{"kill -9 majority", func(c *jepsenCluster, rng *rand.Rand) (string, func() error, error) {
+		l, err := c.leader()
+		if err != nil {
+			return "", nil, err
+		}
+		victims := []*jepsenNode{l}
+		for _, i := range rng.Perm(len(c.nodes)) {
+			if n := c.nodes[i]; n != l && n.running() && len(victims) < len(c.nodes)/2+1 {
+				victims = append(victims, n)
+			}
+		}
+		var names []string
+		var killErr error
+		for i, n := range victims {
+			names = append(names, n.String())
+			if killErr = n.kill9(); killErr != nil {
+				victims = victims[:i] // restart those already killed
+				break
+			}
+		}
+		restart := func() error {
+			errs := make(chan error, len(victims))
+			for _, n := range victims {
+				go func() { errs <- n.start() }()
+			}
+			var first error
+			for range victims {
+				if err := <-errs; err != nil && first == nil {
+					first = err
+				}
+			}
+			return first
+		}
+		return "kill -9 " + strings.Join(names, " "), restart, killErr
+	}}
 	faultRandomHalves = fault{"partition random halves", func(c *jepsenCluster, rng *rand.Rand) (string, func() error, error) {
 		perm := rng.Perm(len(c.nodes))
 		minority := perm[:len(perm)/2]

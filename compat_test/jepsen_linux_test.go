@@ -125,7 +125,7 @@ func TestJepsenStandalone(t *testing.T) {
 func TestJepsenGroup(t *testing.T) {
 	requireGroupBinary(t)
 	mode := currentJepsenMode()
-	faults := []fault{faultKillLeader, faultKillFollower, faultPauseLeader}
+	faults := []fault{faultKillLeader, faultKillFollower, faultPauseLeader, faultKillMajority}
 	if why := partitionsPossible(); why == "" {
 		faults = append(faults, faultIsolateLeader, faultRandomHalves, faultBridge)
 	} else if os.Getenv("CI") != "" {
