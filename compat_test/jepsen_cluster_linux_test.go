@@ -110,6 +110,28 @@ func (n *jepsenNode) kill9() error {
 	return nil
 }
 
+// stop asks the node to stop (SIGTERM: a planned restart; a group's
+// leader hands its leadership over first) and waits for it to exit, at
+// most 15 s, then kills it and reports that.
+func (n *jepsenNode) stop() error {
+	n.mu.Lock()
+	cmd, exited := n.cmd, n.exited
+	n.cmd, n.paused = nil, false
+	n.mu.Unlock()
+	if cmd == nil {
+		return fmt.Errorf("%s is not running", n)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		return nil
+	case <-time.After(15 * time.Second):
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+		return fmt.Errorf("%s did not exit within 15 s of SIGTERM", n)
+	}
+}
+
 // pause stops the process (SIGSTOP): it holds its sockets and state but
 // answers nothing, as a node stalled by a long GC, swapping or a VM pause.
 func (n *jepsenNode) pause() error { return n.signal(syscall.SIGSTOP, true) }
@@ -376,6 +398,13 @@ var (
 	}}
 	faultKillFollower = fault{"kill -9 follower", func(c *jepsenCluster, rng *rand.Rand) (string, func() error, error) {
 		return killNode(c, false, rng)
+	}}
+	faultStopLeader = fault{"SIGTERM leader", func(c *jepsenCluster, rng *rand.Rand) (string, func() error, error) {
+		n, err := pickNode(c, true, rng)
+		if err != nil {
+			return "", nil, err
+		}
+		return "SIGTERM " + n.String(), n.start, n.stop()
 	}}
 	faultPauseLeader = fault{"SIGSTOP leader", func(c *jepsenCluster, rng *rand.Rand) (string, func() error, error) {
 		n, err := pickNode(c, true, rng)
