@@ -45,10 +45,14 @@ const opTimeout = 3 * time.Second
 // noRetry is an error that go-redis's ClusterClient does not retry: it
 // wraps every error but redirections, so that a command that may have
 // been executed is never sent twice (an INCR retried after a timeout
-// would count twice). classify looks inside.
+// would count twice). classify looks inside. Its text must not begin with
+// the inner error's: go-redis also decides by the text's prefix
+// ("TRYAGAIN ", "CLUSTERDOWN "...), and retried an INCR whose first try
+// had answered -TRYAGAIN (leadership changed, outcome unknown) and
+// committed, which the counter checker reported as writes from nowhere.
 type noRetry struct{ err error }
 
-func (e *noRetry) Error() string { return e.err.Error() }
+func (e *noRetry) Error() string { return "not retried: " + e.err.Error() }
 
 type noRetryHook struct{ reload func() }
 
@@ -58,6 +62,16 @@ func (h noRetryHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
 		if err == nil || errors.Is(err, redis.Nil) {
+			return err
+		}
+		var nr *noRetry
+		if errors.As(err, &nr) {
+			return err // a connection's set-up command, wrapped already
+		}
+		switch cmd.Name() {
+		case "hello", "client", "auth", "select":
+			// A new connection's set-up (the hooks see it too): go-redis
+			// reads these errors by type (HELLO unknown: RESP2).
 			return err
 		}
 		msg := err.Error()
@@ -105,20 +119,7 @@ func (c *jepsenCluster) newClient(kind clientKind, i int) redis.UniversalClient 
 	const dial, read = time.Second, opTimeout
 	switch kind {
 	case clusterClient:
-		var cc *redis.ClusterClient
-		cc = redis.NewClusterClient(&redis.ClusterOptions{
-			Addrs: c.addrs(), MaxRedirects: 8, MaxRetries: -1,
-			DialTimeout: dial, ReadTimeout: read, WriteTimeout: dial, PoolSize: 2,
-			ContextTimeoutEnabled: true, MaintNotificationsConfig: noMaint,
-		})
-		cc.OnNewNode(func(rdb *redis.Client) {
-			rdb.AddHook(noRetryHook{reload: func() {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				defer cancel()
-				cc.ReloadState(ctx)
-			}})
-		})
-		return cc
+		return newNoRetryClusterClient(c.addrs())
 	case sentinelClient:
 		return redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: "mymaster", SentinelAddrs: c.addrs(), MaxRetries: -1,
@@ -131,6 +132,26 @@ func (c *jepsenCluster) newClient(kind clientKind, i int) redis.UniversalClient 
 		DialTimeout: dial, ReadTimeout: read, WriteTimeout: dial, PoolSize: 2,
 		ContextTimeoutEnabled: true, MaintNotificationsConfig: noMaint,
 	})
+}
+
+// newNoRetryClusterClient is the fault tests' ClusterClient: it follows
+// redirections and sends nothing twice (noRetryHook).
+func newNoRetryClusterClient(addrs []string) *redis.ClusterClient {
+	const dial, read = time.Second, opTimeout
+	var cc *redis.ClusterClient
+	cc = redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs: addrs, MaxRedirects: 8, MaxRetries: -1,
+		DialTimeout: dial, ReadTimeout: read, WriteTimeout: dial, PoolSize: 2,
+		ContextTimeoutEnabled: true, MaintNotificationsConfig: noMaint,
+	})
+	cc.OnNewNode(func(rdb *redis.Client) {
+		rdb.AddHook(noRetryHook{reload: func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			cc.ReloadState(ctx)
+		}})
+	})
+	return cc
 }
 
 // outcomeOf classifies an error for the history: definite refusals and
@@ -187,6 +208,10 @@ func (w *worker) do(ctx context.Context, o op, args []any, fill func(cmd *redis.
 	case errors.Is(err, redis.Nil):
 		o.isNil = true
 	default:
+		var nr *noRetry
+		if errors.As(err, &nr) {
+			err = nr.err
+		}
 		o.err = err.Error()
 	}
 	w.h.add(o)
