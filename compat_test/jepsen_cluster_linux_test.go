@@ -112,7 +112,9 @@ func (n *jepsenNode) kill9() error {
 
 // stop asks the node to stop (SIGTERM: a planned restart; a group's
 // leader hands its leadership over first) and waits for it to exit, at
-// most 15 s, then kills it and reports that.
+// most 15 s; then it sends SIGQUIT, so that the Go runtime prints every
+// goroutine's stack into the node's output (where it hangs), kills it and
+// reports that.
 func (n *jepsenNode) stop() error {
 	n.mu.Lock()
 	cmd, exited := n.cmd, n.exited
@@ -126,8 +128,13 @@ func (n *jepsenNode) stop() error {
 	case <-exited:
 		return nil
 	case <-time.After(15 * time.Second):
-		cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Signal(syscall.SIGKILL)
+			<-exited
+		}
 		return fmt.Errorf("%s did not exit within 15 s of SIGTERM", n)
 	}
 }
