@@ -259,8 +259,18 @@ func newJepsenCluster(t *testing.T, n int, group bool, extra ...string) *jepsenC
 			}
 		}
 		if t.Failed() {
+			// The last lines here, every line in a file that is kept.
+			logs, err := os.MkdirTemp("", "lockredis-jepsen-logs-")
 			for _, node := range c.nodes {
 				t.Logf("output of %s:\n%s", node, tail(node.out.String(), 60))
+				if err == nil {
+					err = os.WriteFile(filepath.Join(logs, fmt.Sprintf("n%d.log", node.id)), []byte(node.out.String()), 0o644)
+				}
+			}
+			if err != nil {
+				t.Logf("nodes' output not kept: %v", err)
+			} else {
+				t.Logf("the nodes' whole output: %s", logs)
 			}
 		}
 	})
