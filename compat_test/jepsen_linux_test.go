@@ -21,6 +21,8 @@ import (
 //	                            3 nodes, a short schedule)
 //	LOCKREDIS_JEPSEN_SEED=n     replay a run's schedule and choices
 //	LOCKREDIS_JEPSEN_BIN=path   test this binary instead of building ../cmd/lockredis
+//	LOCKREDIS_JEPSEN_FAULTS=a,b only the group's faults whose names contain a or b
+//	                            (e.g. SIGTERM,follower: to chase one finding)
 
 // jepsenMode is the schedule: CI's short one, or the long one.
 type jepsenMode struct {
@@ -72,6 +74,29 @@ func requireGroupBinary(t *testing.T) {
 		t.Fatalf("%s has no --raft-id flag, but ../raftgroup exists", bin)
 	}
 	t.Skipf("%s has no replicated group (issue 23): no --raft-id flag; LOCKREDIS_JEPSEN_BIN names a build that has one", bin)
+}
+
+// onlyFaults keeps the faults LOCKREDIS_JEPSEN_FAULTS names (by part of
+// their name), all of them when it is unset.
+func onlyFaults(t *testing.T, faults []fault) []fault {
+	t.Helper()
+	want := os.Getenv("LOCKREDIS_JEPSEN_FAULTS")
+	if want == "" {
+		return faults
+	}
+	var kept []fault
+	for _, f := range faults {
+		for _, w := range strings.Split(want, ",") {
+			if w != "" && strings.Contains(f.name, w) {
+				kept = append(kept, f)
+				break
+			}
+		}
+	}
+	if len(kept) == 0 {
+		t.Fatalf("LOCKREDIS_JEPSEN_FAULTS=%s names none of the faults", want)
+	}
+	return kept
 }
 
 func reportFindings(t *testing.T, findings []string) {
@@ -139,7 +164,7 @@ func TestJepsenGroup(t *testing.T) {
 	} else {
 		t.Logf("no partitions: %s", why)
 	}
-	nm := nemesis{faults: faults, quiet: mode.quiet, hold: mode.hold}
+	nm := nemesis{faults: onlyFaults(t, faults), quiet: mode.quiet, hold: mode.hold}
 	for _, wl := range []workload{lockWorkload(true), counterWorkload, registerWorkload} {
 		for _, kind := range []clientKind{plainClient, clusterClient, sentinelClient} {
 			t.Run(wl.name+"/"+string(kind), func(t *testing.T) {
