@@ -33,6 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// toolPackages are the Debian packages of the external programs tests
+// need (compat_test/test.sh installs them), when not redis's.
+var toolPackages = map[string]string{
+	"promtool":        "prometheus",
+	"systemd-analyze": "systemd",
+	"logrotate":       "logrotate",
+}
+
 // requireTool finds an external program the test needs. Missing, it fails
 // the test on CI (where compat_test/test.sh installs it) and skips it elsewhere.
 func requireTool(t testing.TB, name string) string {
@@ -41,7 +49,11 @@ func requireTool(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := name + " not installed: apt-get install redis-server redis-tools"
+	pkg := toolPackages[name]
+	if pkg == "" {
+		pkg = "redis-server redis-tools"
+	}
+	msg := name + " not installed: apt-get install " + pkg
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
@@ -98,9 +110,10 @@ func lockredisBinary(t testing.TB) string {
 		}
 		binDir = dir
 		bin := filepath.Join(dir, "lockredis")
-		// Built from the main module's directory, with its go.mod.
-		build := exec.Command("go", "build", "-o", bin, "./cmd/lockredis")
-		build.Dir = ".."
+		// Built in its own module (cmd/lockredis/go.mod), as a user
+		// builds it: with that module's requirements, not this one's.
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = "../cmd/lockredis"
 		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build ../cmd/lockredis: %v\n%s", err, out)
@@ -158,7 +171,7 @@ type process struct {
 }
 
 // startProcess runs the command made by mk on a free port until it answers
-// PING (any reply counts: NOAUTH means it is up), and registers stop as
+// PING (any reply but LOADING counts: NOAUTH means it is up), and registers stop as
 // cleanup; an error from stop fails the test. The process's output is shown
 // if it does not come up.
 func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop func(*process) error) string {
@@ -194,7 +207,8 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 	return ""
 }
 
-// waitPing polls addr until a PING gets a reply, for up to 10 s.
+// waitPing polls addr until a PING gets a reply other than LOADING, for
+// up to 10 s.
 func waitPing(addr string, exited <-chan struct{}) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -207,11 +221,16 @@ func waitPing(addr string, exited <-chan struct{}) error {
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			_, err = c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+			var reply []byte
 			if err == nil {
-				_, err = readReply(bufio.NewReader(c))
+				reply, err = readReply(bufio.NewReader(c))
 			}
 			c.Close()
-			if err == nil {
+			// LOADING: the listener is open while the keyspace loads,
+			// as redis-server's is; the tests want it loaded.
+			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
+				err = errors.New("still loading")
+			} else if err == nil {
 				return nil
 			}
 		}
@@ -243,7 +262,7 @@ type rawConn struct {
 
 // replyTimeout bounds every read: a server that never answers fails the
 // step instead of hanging the test.
-const replyTimeout = 5 * time.Second
+const replyTimeout = 15 * time.Second
 
 // dialRaw connects to addr; the connection is closed when the test ends.
 func dialRaw(t testing.TB, addr string) *rawConn {

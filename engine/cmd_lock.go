@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -11,6 +12,11 @@ import (
 // string key holding its owner, with a TTL, so that GET, PTTL, DEL and the
 // release scripts of every client keep working on it. The queue, the
 // hand-over and session locks live in lockqueue.go.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
+)
 
 func lockCommands() []*Command {
 	return []*Command{

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"math"
-	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -219,7 +217,7 @@ func (r *lockRegistry) dbFlushed(*Tx, int) {} // the blocking registry reports w
 // deadlines in real time: there the sweeper and lookups expire keys when
 // the clock is moved.
 func (r *lockRegistry) armExpiry(k dbKey, v Value, ok bool, waiters int) {
-	if r.e.Clock.Manual() || r.e.Follower() {
+	if r.e.Clock.Manual() || r.e.ks.Follower() {
 		return
 	}
 	r.mu.Lock()
@@ -277,12 +275,13 @@ func (r *lockRegistry) fire(k dbKey, at int64) {
 	}
 }
 
-// handOverExpired is Tx.GetIn's hook for a key it just found expired (and
-// deleted, in a write transaction): if clients wait for the key, the first
-// is granted it now, before the command that looked can see it free.
-// It reports whether it ran the queue; GetIn then reads the key again.
+// handOverExpired is Tx.GetIn's hook (HandOver) for a key it just found
+// expired and deleted in a write transaction: if clients wait for the key,
+// the first is granted it now, before the command that looked can see it
+// free. It reports whether it ran the queue; GetIn then reads the key
+// again.
 func (tx *Tx) handOverExpired(db int, key []byte) bool {
-	if !tx.write || tx.iterating || tx.handingOver || tx.passive() || tx.e.listening.Load() == 0 {
+	if tx.handingOver || tx.e.listening.Load() == 0 {
 		return false
 	}
 	k := dbKey{db, string(key)}
@@ -336,7 +335,7 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 	}
 	delete(r.bySession, s)
 	r.mu.Unlock()
-	if len(keys) == 0 || r.e.Follower() {
+	if len(keys) == 0 || r.e.ks.Follower() {
 		return // a follower's locks are released by its leader's batches
 	}
 	r.closeMu.RLock()
@@ -394,65 +393,6 @@ func (r *lockRegistry) waiting() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.waits)
-}
-
-// histogram counts durations in logarithmic buckets (four per power of
-// two of microseconds), so that its memory is fixed and a quantile is
-// known within 19%.
-type histogram struct {
-	buckets [4 * 64]atomic.Int64
-}
-
-func histBucket(us uint64) int {
-	if us < 4 {
-		return int(us)
-	}
-	n := bits.Len64(us) - 1 // us is in [2^n, 2^(n+1))
-	return 4*n + int(us>>(n-2)&3)
-}
-
-// histUpper is the largest microsecond count of bucket i.
-func histUpper(i int) float64 {
-	if i < 4 {
-		return float64(i)
-	}
-	n := i / 4
-	return math.Ldexp(float64(4+i%4+1), n-2) - 1
-}
-
-func (h *histogram) add(d time.Duration) {
-	us := d.Microseconds()
-	if us < 0 {
-		us = 0
-	}
-	h.buckets[histBucket(uint64(us))].Add(1)
-}
-
-// quantile is the upper bound of the bucket holding quantile q, in
-// milliseconds; 0 when empty.
-func (h *histogram) quantile(q float64) float64 {
-	var total int64
-	for i := range h.buckets {
-		total += h.buckets[i].Load()
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := int64(math.Ceil(q * float64(total)))
-	var seen int64
-	for i := range h.buckets {
-		seen += h.buckets[i].Load()
-		if seen >= rank {
-			return histUpper(i) / 1000
-		}
-	}
-	return histUpper(len(h.buckets)-1) / 1000
-}
-
-func (h *histogram) reset() {
-	for i := range h.buckets {
-		h.buckets[i].Store(0)
-	}
 }
 
 // infoLocks is INFO's "# Locks" section.
