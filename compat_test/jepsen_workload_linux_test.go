@@ -138,8 +138,7 @@ func (c *jepsenCluster) newClient(kind clientKind, i int) redis.UniversalClient 
 // redirections and sends nothing twice (noRetryHook).
 func newNoRetryClusterClient(addrs []string) *redis.ClusterClient {
 	const dial, read = time.Second, opTimeout
-	var cc *redis.ClusterClient
-	cc = redis.NewClusterClient(&redis.ClusterOptions{
+	cc := redis.NewClusterClient(&redis.ClusterOptions{
 		Addrs: addrs, MaxRedirects: 8, MaxRetries: -1,
 		DialTimeout: dial, ReadTimeout: read, WriteTimeout: dial, PoolSize: 2,
 		ContextTimeoutEnabled: true, MaintNotificationsConfig: noMaint,
