@@ -77,9 +77,8 @@ type lockStats struct {
 	lateness        histogram    // from a lock's deadline to the timer's grant
 }
 
-func (r *lockRegistry) init(e *Engine, delay time.Duration) {
+func (r *lockRegistry) init(e *Engine) {
 	r.e = e
-	r.delayMs.Store(delay.Milliseconds())
 	r.holders = make(map[dbKey]*lockHolder)
 	r.bySession = make(map[*Session]map[dbKey]bool)
 	r.waits = make(map[*Session]time.Time)
@@ -426,4 +425,9 @@ func (st *lockStats) reset() {
 	}
 	st.waitTime.reset()
 	st.lateness.reset()
+}
+
+// bindLockParams binds lock-delay (ms), LOCK.ACQUIRE LOCKDELAY's default.
+func (e *Engine) bindLockParams() {
+	e.bindParam("lock-delay", intParam(&e.locks.delayMs))
 }
