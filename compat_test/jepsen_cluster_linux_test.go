@@ -78,7 +78,7 @@ func (n *jepsenNode) start() error {
 		fmt.Fprintf(&n.out, "=== %s exit: %v\n", time.Now().Format("15:04:05.000"), err)
 		close(exited)
 	}()
-	if err := waitPing(n.addr(), exited); err != nil {
+	if _, err := waitPing(n.addr(), exited); err != nil {
 		return fmt.Errorf("%s: %v", n, err)
 	}
 	return nil
