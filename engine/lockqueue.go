@@ -40,7 +40,10 @@ type lockRegistry struct {
 	bySession map[*Session]map[dbKey]bool
 	waits     map[*Session]time.Time // parked LOCK.ACQUIRE ... WAIT, since when
 	timers    map[dbKey]*lockTimer
-	listening bool // holds one count of e.listening while holders or timers exist
+	// replicated is the group's set of session locks, kept while a
+	// change listener is set (lock_sessions.go).
+	replicated map[dbKey]replSession
+	listening  bool // holds one count of e.listening while holders or timers exist
 
 	// closeMu keeps a firing timer's transaction and Close apart.
 	closeMu sync.RWMutex
@@ -83,6 +86,7 @@ func (r *lockRegistry) init(e *Engine) {
 	r.bySession = make(map[*Session]map[dbKey]bool)
 	r.waits = make(map[*Session]time.Time)
 	r.timers = make(map[dbKey]*lockTimer)
+	e.ks.RegisterState(sessionStateName, sessionState{r})
 }
 
 // updateListening keeps one count of e.listening while the registry has
@@ -141,7 +145,7 @@ func (r *lockRegistry) granted(tx *Tx, s *Session, k dbKey, owner string, token 
 	h := r.holders[k]
 	if h == nil || h.owner != owner || h.token != token {
 		if h != nil {
-			r.dropSessionLocked(k, h)
+			r.endSessionLocked(tx, k, h)
 		}
 		h = &lockHolder{owner: owner, token: token, acquiredMs: tx.Ms}
 		r.holders[k] = h
@@ -149,6 +153,7 @@ func (r *lockRegistry) granted(tx *Tx, s *Session, k dbKey, owner string, token 
 	if session {
 		r.dropSessionLocked(k, h)
 		h.session, h.delayMs = s, delayMs
+		r.recordSessionLocked(tx, '+', k, replSession{token: token, delayMs: delayMs})
 		if r.bySession[s] == nil {
 			r.bySession[s] = make(map[dbKey]bool)
 		}
@@ -200,7 +205,7 @@ func (r *lockRegistry) keyTouched(tx *Tx, k dbKey) {
 	if h != nil && (!ok || v.Type != TypeString || v.Payload != h.owner) {
 		r.mu.Lock()
 		if r.holders[k] == h {
-			r.dropSessionLocked(k, h)
+			r.endSessionLocked(tx, k, h)
 			delete(r.holders, k)
 		}
 		r.updateListening()
@@ -344,6 +349,9 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 	}
 	r.e.Do(true, 0, func(tx *Tx) {
 		for i, k := range keys {
+			r.mu.Lock()
+			r.recordSessionLocked(tx, '-', k, replSession{token: hs[i].token, delayMs: hs[i].delayMs})
+			r.mu.Unlock()
 			tx.DB = k.db
 			key := []byte(k.key)
 			v, ok := tx.Get(key)
