@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/MaricoHan/redisson v1.0.1
 	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/bsm/redislock v0.9.4
 	github.com/cheerego/go-redisson v0.0.6
 	github.com/go-redis/redis/v8 v8.11.5

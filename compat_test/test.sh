@@ -5,7 +5,7 @@
 # differential tests), redis-cli and redis-benchmark, node with the node
 # lock clients, python3-redis, ruby with ruby-redis (the Ruby recipes of
 # docs/locks.md), promtool, systemd-analyze and logrotate (for contrib/),
-# and staticcheck.
+# staticcheck, and as root nftables (the fault tests' partitions).
 #
 #   bash compat_test/test.sh            # from any directory
 #   bash compat_test/test.sh -run Lock  # extra arguments go to every go test
@@ -41,6 +41,12 @@ fi
 # first (python_test.go).
 if ! /usr/bin/python3 -c 'import redis' 2>/dev/null && ! python3 -c 'import redis' 2>/dev/null; then
 	PKGS+=(python3-redis)
+fi
+# The fault tests partition nodes with nftables rules, which need root
+# (compat_test/jepsen_net_linux_test.go); without root they run without
+# partitions, so nft is only wanted as root.
+if [ "$(id -u)" = 0 ] && ! command -v nft >/dev/null; then
+	PKGS+=(nftables)
 fi
 # What reads contrib/ (compat_test/contrib_test.go): promtool checks the
 # alert rules, systemd-analyze the unit, logrotate rotates a server's log.
