@@ -320,6 +320,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.persist.start()
 	}
+	e.locks.loadSessions() // lock_session.go
 	e.wg.Add(1)
 	go e.sweeper()
 	started = true
@@ -592,7 +593,7 @@ func (e *Engine) Sessions() []*Session {
 }
 
 // BlockedClients is the number of clients waiting in a blocking command.
-func (e *Engine) BlockedClients() int { return e.blocks.Waiting() }
+func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }
 
 // ClientCount is the number of connected clients.
 func (e *Engine) ClientCount() int {

@@ -116,10 +116,28 @@ var (
 	errSameObject = replyError("ERR source and destination objects are the same")
 )
 
-// cmd_lock.go
+// cmd_lock.go, lock_session.go: lockredis's own commands name the argument
+// that is wrong, as Redis's newer commands do.
 var (
-	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
+	errLockNumkeys     = replyError("ERR numkeys should be greater than 0")
+	errPermitsPositive = replyError("ERR PERMITS should be greater than 0")
+	errNoSession       = replyError("ERR no such session")
 )
+
+// errLockArgNotInteger is the reply for an option of a lock command that is
+// not an integer: "ERR <name> is not an integer or out of range".
+func errLockArgNotInteger(name string) error {
+	return errors.New("ERR " + name + " is not an integer or out of range")
+}
+
+// errLockArgNegative is the reply for an option that may not be negative.
+func errLockArgNegative(name string) error { return errors.New("ERR " + name + " is negative") }
+
+// errPermitsDiffer answers a request naming another count of permits than
+// the semaphore's holders did.
+func errPermitsDiffer(n int64) error {
+	return fmt.Errorf("ERR PERMITS differs from the %d the holders of this semaphore named", n)
+}
 
 // cmd_list.go
 var (

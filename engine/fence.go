@@ -353,14 +353,11 @@ func (e *Engine) RestartFenceRemaining() time.Duration {
 // create a key (FlagDenyOOM) when one of its keys does not exist. It runs
 // inside the command's transaction, before the handler.
 func (e *Engine) fenceRefuses(tx *Tx, cmd *Command, args [][]byte, w Writer) bool {
-	if !e.fence.active.Load() || cmd.Flags&FlagDenyOOM == 0 {
+	if cmd.Flags&FlagDenyOOM == 0 {
 		return false
 	}
-	left := time.Until(e.fence.until)
-	if left <= 0 {
-		if e.fence.active.CompareAndSwap(true, false) {
-			e.Logf("notice", "Restart fence lifted: new keys accepted again")
-		}
+	err := e.fenceError()
+	if err == nil {
 		return false
 	}
 	last := cmd.LastKey
@@ -370,10 +367,27 @@ func (e *Engine) fenceRefuses(tx *Tx, cmd *Command, args [][]byte, w Writer) boo
 	step := max(cmd.Step, 1)
 	for i := cmd.FirstKey; i > 0 && i <= last && i < len(args); i += step {
 		if !tx.Exists(args[i]) {
-			secs := int64(math.Ceil(left.Seconds()))
-			w.Error("TRYAGAIN restart fence: new keys refused for another " + strconv.FormatInt(secs, 10) + " s")
+			w.Error(err.Error())
 			return true
 		}
 	}
 	return false
+}
+
+// fenceError is the fence's TRYAGAIN while it refuses new keys, nil once
+// it is lifted. The lock queue asks it before each grant that creates a
+// key, whatever the command's key positions (LOCK.ACQUIREALL).
+func (e *Engine) fenceError() error {
+	if e.fence == nil || !e.fence.active.Load() {
+		return nil
+	}
+	left := time.Until(e.fence.until)
+	if left <= 0 {
+		if e.fence.active.CompareAndSwap(true, false) {
+			e.Logf("notice", "Restart fence lifted: new keys accepted again")
+		}
+		return nil
+	}
+	secs := int64(math.Ceil(left.Seconds()))
+	return errors.New("TRYAGAIN restart fence: new keys refused for another " + strconv.FormatInt(secs, 10) + " s")
 }

@@ -112,6 +112,9 @@ func (tx *Tx) swapDBs(a, b int) {
 	for _, k := range e.blocks.keysIn(a, b) {
 		e.blocks.keyTouched(tx, k)
 	}
+	for _, k := range e.locks.keysIn(a, b) {
+		e.locks.serve(tx, k)
+	}
 }
 
 // keysIn lists the keys of databases a and b that clients are blocked on.

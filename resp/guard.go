@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"sync/atomic"
 	"time"
@@ -58,13 +59,17 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	var raw syscall.RawConn
 	if tc, ok := c.(*net.TCPConn); ok {
 		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
+		raw, _ = tc.SyscallConn()
 	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
-	return newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf), nil
+	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
+	g.raw = raw
+	return g, nil
 }
 
 const (
@@ -137,6 +142,8 @@ const (
 // redcon flushes the earlier replies, then closes the connection.
 type guardConn struct {
 	net.Conn
+	// raw is the TCP socket under it (under TLS too), for peerClosed.
+	raw       syscall.RawConn
 	limits    Limits
 	stats     *engine.Stats
 	logf      func(level, format string, args ...any)
