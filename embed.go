@@ -1,11 +1,3 @@
-// Package lockredis is a lock server that speaks the Redis protocol. Run it
-// inside Go tests as a fake Redis with a controllable clock, or standalone
-// with cmd/lockredis.
-//
-//	srv := lockredis.RunT(t)
-//	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-//	...
-//	srv.FastForward(30 * time.Second) // leases run out, no sleeping
 package lockredis
 
 import (
@@ -64,7 +56,7 @@ type Options struct {
 	MaxClients int
 	// ProtectedMode is "yes" (the default, as in Redis) or "no": without
 	// a Password, clients not from 127.0.0.1 or ::1 are refused with
-	// Redis's DENIED message. See README "Protection and limits".
+	// Redis's DENIED message. See docs/operations.md, "Protection and limits".
 	ProtectedMode string
 	// IdleTimeout closes clients idle that long (whole seconds, Redis's
 	// timeout); 0 never.

@@ -15,6 +15,7 @@ import (
 // In a test, lockredis.RunCluster(t, 5) does the same and closes the
 // servers when the test ends.
 func ExampleStartCluster() {
+	// snippet: start-cluster
 	nodes, err := lockredis.StartCluster(5)
 	if err != nil {
 		panic(err)
@@ -37,6 +38,8 @@ func ExampleStartCluster() {
 	nodes[0].FastForward(31 * time.Second)
 	fmt.Println("node 0 still holds it:", nodes[0].Exists("lock:order:42"))
 	fmt.Println("node 1 still holds it:", nodes[1].Exists("lock:order:42"))
+	// end snippet
+
 	// Output:
 	// majority: true
 	// node 0 still holds it: false
@@ -65,4 +68,28 @@ func ExampleServer_Subscribe() {
 	fmt.Println(msg.Channel, msg.Message)
 	// Output:
 	// __keyevent@0__:expired session:42
+}
+
+// The lock commands through Do: LOCK.ACQUIRE answers the lock's fencing
+// token, a second owner is refused, and after the first owner's lease ran
+// out the next owner gets a larger token; LOCK.CHECK tells the resource the
+// lock protects that the first owner's token no longer holds it.
+func Example() {
+	srv, err := lockredis.Run()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+
+	first := srv.Do("LOCK.ACQUIRE", "lock:report", "worker-1", "30000")
+	fmt.Println("worker-1:", first)
+	fmt.Println("worker-2:", srv.Do("LOCK.ACQUIRE", "lock:report", "worker-2", "30000"))
+	srv.FastForward(31 * time.Second) // worker-1 stalls past its lease
+	fmt.Println("worker-2:", srv.Do("LOCK.ACQUIRE", "lock:report", "worker-2", "30000"))
+	fmt.Println("worker-1's token holds it:", srv.Do("LOCK.CHECK", "lock:report", fmt.Sprint(first.Int)))
+	// Output:
+	// worker-1: (integer) 1
+	// worker-2: (nil)
+	// worker-2: (integer) 2
+	// worker-1's token holds it: (integer) 0
 }

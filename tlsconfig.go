@@ -17,7 +17,7 @@ import (
 // TLSFiles are redis-server 7.0's tls-* settings for the client port, as
 // files and words; Config turns them into the *tls.Config that
 // Options.TLSConfig takes. Every field takes effect; redis-server's other
-// tls-* settings have no crypto/tls equivalent (see the README's TLS
+// tls-* settings have no crypto/tls equivalent (see docs/operations.md, TLS
 // section) and are refused by cmd/lockredis.
 type TLSFiles struct {
 	// CertFile and KeyFile are the server's PEM certificate (chain) and

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// teamRules are the README's example: a team's own key and channel
+// teamRules are docs/commands.md's example (Access control): a team's own key and channel
 // prefix, every command but the dangerous ones.
 var teamRules = []string{"on", ">secret", "~lock:team-a:*", "&lock:team-a:*", "+@all", "-@dangerous"}
 

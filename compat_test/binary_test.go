@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestBinaryFlagsAndConfigFile checks the command line the README
+// TestBinaryFlagsAndConfigFile checks the command line docs/configuration.md
 // documents: a redis.conf-style file as the first argument, flags on top.
 func TestBinaryFlagsAndConfigFile(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "lockredis.conf")

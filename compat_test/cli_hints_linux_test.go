@@ -40,11 +40,11 @@ func TestRedisCLIHints(t *testing.T) {
 	}()
 	term.tty.Close() // the child has it
 
-	screen := term.until(t, "> ")
+	term.until(t, "> ")
 	term.write(t, "SET ")
-	screen = term.until(t, "key value [NX|XX]")
+	term.until(t, "key value [NX|XX]")
 	term.write(t, "\x15HELP SET\r") // ^U clears the line
-	screen = term.until(t, "group: string")
+	screen := term.until(t, "group: string")
 	for _, want := range []string{"SET key value [NX|XX] [GET]", "summary: ", "since: 1.0.0"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("HELP SET shows no %q:\n%s", want, screen)

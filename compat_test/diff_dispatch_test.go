@@ -159,7 +159,6 @@ func TestDispatchStatsMatchRedis(t *testing.T) {
 			t.Fatalf("CONFIG RESETSTAT: %q", r)
 		}
 	}
-	var all [][]string
 	for _, tc := range refusalCases {
 		if tc.password != "" {
 			continue
@@ -168,7 +167,6 @@ func TestDispatchStatsMatchRedis(t *testing.T) {
 		for _, step := range tc.steps {
 			seq = append(seq, refusalArgs(step))
 		}
-		all = append(all, seq...)
 		// Each case on a connection of its own, as a client would.
 		diffs := runSteps(t, p, 2, stepsOf(seq))
 		reportDiffs(t, diffs)

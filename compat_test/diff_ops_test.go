@@ -21,7 +21,7 @@ var (
 	addrRe = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
 	tsRe   = regexp.MustCompile(`^[0-9]+\.[0-9]{6} `)
 	// A MONITOR line's timestamp, after the simple string's '+'.
-	monitorTsRe = regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} `)
+	monitorTSRe = regexp.MustCompile(`^\+[0-9]+\.[0-9]{6} `)
 	// DEBUG OBJECT's internals: address, serialized length, LRU clock.
 	objRe = regexp.MustCompile(`Value at:0x[0-9a-f]+|serializedlength:[0-9]+|lru:[0-9]+|lru_seconds_idle:[0-9]+|ql_uncompressed_size:[0-9]+`)
 )
@@ -336,7 +336,7 @@ func diffMonitor(t *testing.T, p *diffPair, cmds [][]string, before func(mon *ra
 				lines = append(lines, after(mon, cl)...)
 			}
 			for j, l := range lines {
-				lines[j] = addrRe.ReplaceAllString(monitorTsRe.ReplaceAllString(l, "+TS "), "ADDR")
+				lines[j] = addrRe.ReplaceAllString(monitorTSRe.ReplaceAllString(l, "+TS "), "ADDR")
 			}
 			got[i] = lines
 		}

@@ -28,7 +28,7 @@ func waitBlocked(t *testing.T, srv *lockredis.Server, n int) {
 }
 
 // acquireAsync runs LOCK.ACQUIRE key owner 10000 WAIT 5000 with go-redis's
-// Do in the background: the README's go-redis example.
+// Do in the background.
 func acquireAsync(c *redis.Client, key, owner string) <-chan any {
 	done := make(chan any, 1)
 	go func() {
@@ -147,8 +147,8 @@ func TestLockAcquireAndRedissonScripts(t *testing.T) {
 	}
 }
 
-// TestRedisPyLockCommands runs python/lockcmd.py, the README's python
-// example: LOCK.ACQUIRE with WAIT through redis-py's execute_command.
+// TestRedisPyLockCommands runs python/lockcmd.py: every LOCK.* command
+// through redis-py's execute_command, WAIT and hand-over included.
 func TestRedisPyLockCommands(t *testing.T) {
 	py := requireRedisPy(t)
 	want := []string{"acquire", "idempotent", "refused", "wait and hand-over", "info", "release"}

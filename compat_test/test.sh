@@ -2,7 +2,8 @@
 # Runs every test of lockredis: the root module and compat_test. On a fresh
 # Debian/Ubuntu machine with only Go it first installs what the tests need:
 # redis-server (the oracle of the differential tests), redis-cli and
-# redis-benchmark, node with the node lock clients, python3-redis.
+# redis-benchmark, node with the node lock clients, python3-redis, ruby with
+# ruby-redis (the Ruby recipes of docs/locks.md), and staticcheck.
 #
 #   bash compat_test/test.sh            # from any directory
 #   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
@@ -37,6 +38,11 @@ fi
 # first (python_test.go).
 if ! /usr/bin/python3 -c 'import redis' 2>/dev/null && ! python3 -c 'import redis' 2>/dev/null; then
 	PKGS+=(python3-redis)
+fi
+
+# Debian's ruby-redis is redis-rb for Debian's ruby.
+if ! command -v ruby >/dev/null || ! ruby -e 'require "redis"' 2>/dev/null; then
+	PKGS+=(ruby ruby-redis)
 fi
 
 redis_service_active() {
@@ -91,12 +97,29 @@ if [ ! -f "$stamp" ] || [ "$(sha256sum <"$lock")" != "$(cat "$stamp")" ]; then
 	sha256sum <"$lock" >"$stamp"
 fi
 
+# staticcheck, pinned: the version that knows this Go release. Installed
+# with go install into GOBIN (or GOPATH/bin), which need not be on PATH.
+STATICCHECK_VERSION=v0.8.2
+gobin=$(go env GOBIN)
+staticcheck=${gobin:-$(go env GOPATH)/bin}/staticcheck
+if ! "$staticcheck" -version 2>/dev/null | grep -qF "(${STATICCHECK_VERSION#v})"; then
+	echo "+ go install honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+	go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+
 go version
 redis-server --version
 args=$(printf ' %q' -race "$@")
 echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
 (cd compat_test && go test -race "$@" ./...)
+
+# go vet and staticcheck (staticcheck.conf says which checks), both modules.
+echo "+ go vet ./... && staticcheck ./... (both modules)"
+go vet ./...
+(cd compat_test && go vet ./...)
+"$staticcheck" ./...
+(cd compat_test && "$staticcheck" ./...)
 
 # A bounded run of every fuzz target (after the tests, without -race):
 # LOCKREDIS_FUZZTIME per target, 12s by default (about 2 minutes in all on
@@ -111,7 +134,8 @@ if [ $# -gt 0 ] && [ -z "${LOCKREDIS_FUZZTIME:-}" ]; then
 fi
 if [ "$fuzztime" != 0 ]; then
 	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./engine:FuzzValueEncoding \
-		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./engine:FuzzChangeBatchUnmarshal \
+		./engine:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
 		pkg=${target%%:*} name=${target#*:}
 		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
 		fuzzlog=$(mktemp)

@@ -165,8 +165,6 @@ func (r *userRules) seal() *userRules {
 	return r
 }
 
-func (r *userRules) enabled() bool { return r.flags&userOff == 0 && r.flags&userOn != 0 }
-
 // User is an ACL user. Sessions point at their user; ACL SETUSER changes
 // the rules in place, as Redis changes the user its clients point to.
 type User struct {

@@ -69,4 +69,37 @@ func (c *Clock) SetTime(t time.Time) {
 }
 
 // Manual reports whether the clock only moves when told to.
-func (c *Clock) Manual() bool { return c.manual }
+func (c *Clock) Manual() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.manual
+}
+
+// Freeze makes the clock manual at its current time: from now on it moves
+// only by SetTime and FastForward. A follower's clock is frozen and set
+// from the batches it applies (Engine.SetFollower).
+func (c *Clock) Freeze() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.manual {
+		return
+	}
+	c.manualNow = c.startWall.Add(time.Since(c.startMono) + c.offset)
+	c.manual = true
+}
+
+// Resume makes a manual clock follow real time again from where it
+// stands, advancing by the monotonic clock, never the wall clock: a
+// follower that takes over continues from the last applied batch's time,
+// so a lock never expires earlier than its old leader would have expired
+// it.
+func (c *Clock) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.manual {
+		return
+	}
+	now := time.Now()
+	c.startWall, c.startMono, c.offset = c.manualNow, now, 0
+	c.manual = false
+}

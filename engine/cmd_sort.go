@@ -384,6 +384,7 @@ func sortConvertZset(tx *Tx, key []byte, v Value) {
 		panic("sort: rewriting a sorted set failed") // only a bug gets here
 	}
 	tx.wroteAOF = true
+	tx.recordPut(bkey, enc)
 	tx.memDelta += itemMemory(bkey, enc) - itemMemory(bkey, prev)
 }
 

@@ -583,16 +583,10 @@ func TestZsetModel(t *testing.T) {
 		case 0, 1:
 			o := opts[r.IntN(len(opts))]
 			args := append([]string{"ZADD", "z"}, o...)
-			pairs := map[string]float64{}
-			var order []string
 			for i := r.IntN(6); i >= 0; i-- {
 				m := fmt.Sprintf("m%d", r.IntN(300))
 				sc := float64(r.IntN(50))
 				args = append(args, strconv.FormatFloat(sc, 'f', -1, 64), m)
-				if _, dup := pairs[m]; !dup {
-					order = append(order, m)
-				}
-				pairs[m] = sc
 				// apply in order, as Redis does
 				cur, exists := model[m]
 				has := func(s string) bool {

@@ -534,22 +534,6 @@ func (s *streamObj) firstValidID() streamID {
 	return id
 }
 
-// edgeID is streamGetEdgeID without skipping tombstones: the first or last
-// entry's ID, maxStreamID (first) or 0-0 (last) for no entry.
-func (s *streamObj) edgeID(first bool) streamID {
-	if len(s.nodes) == 0 {
-		if first {
-			return maxStreamID
-		}
-		return streamID{}
-	}
-	if first {
-		return s.nodes[0].entries[0].id
-	}
-	es := s.nodes[len(s.nodes)-1].entries
-	return es[len(es)-1].id
-}
-
 // deleteEntry is streamDeleteItem: it marks the entry deleted, dropping
 // its node when no live entry is left.
 func (s *streamObj) deleteEntry(id streamID) bool {

@@ -129,7 +129,7 @@ type Engine struct {
 	// Listeners of changed keys (WATCH, blocked clients); listening counts
 	// the clients that need reports, so transactions skip the work at 0.
 	listenersMu sync.Mutex
-	listeners   []keyListener
+	listeners   []listenerEntry
 	listening   atomic.Int32
 	watches     watchRegistry
 	blocks      blockRegistry
@@ -169,6 +169,7 @@ type Engine struct {
 	functions functionsState // persistence, INFO and BUSY of functions (functions_store.go)
 	acl       aclState       // ACL users and log (acl.go)
 	tokens    tokenCounter   // fencing tokens (token.go)
+	changes   changeState    // change listener, Apply's states, follower (changes.go)
 
 	txPool  sync.Pool
 	started time.Time
@@ -307,10 +308,10 @@ func New(cfg Config) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	e.addListener(&e.watches)
-	e.addListener(&e.blocks)
+	e.addListener(&e.watches, false)
+	e.addListener(&e.blocks, true)
 	e.locks.init(e, cfg.LockDelay)
-	e.addListener(&e.locks) // after blocks: sees keys already handed over
+	e.addListener(&e.locks, true) // after blocks: sees keys already handed over
 	e.registerBuiltins()
 	e.execCmd = e.Table.Get([]byte("exec"))
 	if path != ":memory:" {
@@ -427,6 +428,7 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	tx.write = write
 	tx.DB = db
 	tx.body = fn
+	tx.recording = write && !tx.applying && e.changes.listener.Load() != nil
 	// Persistence bookkeeping (persist.go): an fsync must cover this commit.
 	tx.alwaysSync = write && e.persist != nil && e.persist.policy == FsyncAlways
 	var err error
@@ -483,7 +485,11 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		}
 	}()
 	tx.bt = bt
-	tx.Now = e.Clock.Now()
+	if tx.at.IsZero() {
+		tx.Now = e.Clock.Now()
+	} else {
+		tx.Now = tx.at // Apply runs at its batch's time
+	}
 	tx.Ms = tx.Now.UnixMilli()
 	tx.body(tx)
 	if tx.rollback {
@@ -506,7 +512,10 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 			e.fieldExpiries.add(ent.at, ent.bkey)
 		}
 	}
-	if len(tx.after) > 0 {
+	if tx.recording {
+		tx.closeBatch() // changes.go
+	}
+	if len(tx.after) > 0 || tx.batch != nil {
 		// Number the transaction while it still holds the lock, so
 		// that effects run after commit in commit order.
 		tx.seq = e.afterSeq.Add(1)
@@ -517,9 +526,31 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 // commit applies a finished transaction's effects: counters, and the
 // functions queued with After (PUBLISH deliveries), which run only if it
 // committed, and in the order transactions committed.
+//
+// A ChangeListener (changes.go) is told of the transaction's batch first,
+// in the same order; the wait it returns runs between the two, so that
+// waiting for one batch holds back neither the next batch's Committed nor
+// anything but this transaction's own effects (and, to keep their order,
+// those of later transactions).
 func (e *Engine) commit(tx *Tx, ok bool) {
 	if tx.seq != 0 {
 		e.afterMu.Lock()
+		for e.changes.listenDone != tx.seq-1 {
+			e.afterCond.Wait()
+		}
+		var wait func()
+		if ok && tx.batch != nil {
+			if l := e.changes.listener.Load(); l != nil {
+				wait = (*l).Committed(tx.batch)
+			}
+		}
+		e.changes.listenDone = tx.seq
+		if wait != nil {
+			e.afterCond.Broadcast()
+			e.afterMu.Unlock()
+			wait()
+			e.afterMu.Lock()
+		}
 		for e.afterDone != tx.seq-1 {
 			e.afterCond.Wait()
 		}

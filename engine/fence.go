@@ -174,7 +174,7 @@ func (f *fence) release() {
 //     what was written is in the file whatever the fsync policy);
 //
 // A clean stop never fences (a planned restart; without persistence it
-// forgets its locks, which the README tells operators to wait out). A
+// forgets its locks, which docs/operations.md tells operators to wait out). A
 // fixed fence applies after any crash; off never fences.
 func (f *fence) fenceFor(st fenceState, unknown bool, logf func(level, format string, args ...any)) time.Duration {
 	if f.mode == "off" {

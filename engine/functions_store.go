@@ -22,8 +22,24 @@ const functionsKey = ""
 
 // functionsState is the engine's share of the functions.
 type functionsState struct {
-	busy  atomic.Int32 // running functions past the busy threshold
-	count atomic.Pointer[func() FunctionCounts]
+	busy   atomic.Int32 // running functions past the busy threshold
+	count  atomic.Pointer[func() FunctionCounts]
+	loader atomic.Pointer[func(payload []byte)]
+}
+
+// SetFunctionsLoader registers what loads the function libraries anew
+// when Apply or RestoreSnapshot stored others (changes.go): luasvc's
+// loader of the stored payload (nil or empty: no libraries).
+func (e *Engine) SetFunctionsLoader(fn func(payload []byte)) {
+	e.functions.loader.Store(&fn)
+}
+
+// functionsApplied tells the loader that the stored libraries changed.
+func (e *Engine) functionsApplied() {
+	if fn := e.functions.loader.Load(); fn != nil {
+		payload, _ := e.StoredFunctions()
+		(*fn)(payload)
+	}
 }
 
 // errBusyFunction is Redis's shared.slowscripterr: the busy script is a
@@ -46,6 +62,7 @@ func (e *Engine) StoredFunctions() (payload []byte, ok bool) {
 // PutFunctions stores the libraries' payload (FUNCTION DUMP's bytes) in
 // this write transaction; an empty payload removes it.
 func (tx *Tx) PutFunctions(payload []byte) {
+	tx.record(Change{Kind: ChangeFunctions, Raw: string(payload)})
 	if len(payload) == 0 {
 		if _, err := tx.bt.Delete(functionsKey); err == nil {
 			tx.wroteAOF = true

@@ -222,6 +222,8 @@ func (e *Engine) SetScriptBusy(on bool) {
 // transaction (luasvc).
 func (e *Engine) ScriptStarted() { e.guards.scriptsRunning.Add(1) }
 
+// ScriptEnded is ScriptStarted's other half: the commands waitForScript
+// held back while the script ran go on.
 func (e *Engine) ScriptEnded() {
 	e.guards.scriptsRunning.Add(-1)
 	e.guards.wakeGate()
@@ -441,6 +443,8 @@ func (r *Recorder) ReplyMark() uint64 {
 	return uint64(len(r.Replies))
 }
 
+// RetractReply drops the replies recorded since mark; false when it
+// cannot (mark is inside an aggregate, or from another point).
 func (r *Recorder) RetractReply(mark uint64) bool {
 	if mark>>63 != 0 || len(r.stack) > 0 || mark > uint64(len(r.Replies)) {
 		return false

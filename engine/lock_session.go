@@ -242,7 +242,7 @@ func (r *lockRegistry) sessionTouched(tx *Tx, k dbKey) {
 	r.updateListening()
 	r.mu.Unlock()
 	r.armKey(tx, k)
-	if s == nil || r.passive.Load() {
+	if s == nil || r.e.Follower() {
 		return
 	}
 	if s.expireAt != 0 && s.expireAt < tx.Ms {
@@ -327,8 +327,8 @@ func (r *lockRegistry) sessionClosed(s *Session) {
 	id, ok := r.connSess[s]
 	delete(r.connSess, s)
 	r.mu.Unlock()
-	if !ok {
-		return
+	if !ok || r.e.Follower() {
+		return // a follower's sessions end by its leader's batches
 	}
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()

@@ -106,10 +106,6 @@ type holderKey struct {
 type lockRegistry struct {
 	e       *Engine
 	delayMs atomic.Int64 // lock-delay: LOCKDELAY's default
-	// passive: a follower's engine (replication), which hands nothing
-	// over, ends no session and arms no timer of its own: the leader's
-	// changes arrive as they are.
-	passive atomic.Bool
 
 	mu      sync.Mutex
 	queues  map[dbKey][]*lockWaiter // waiters per key, in arrival order
@@ -438,7 +434,7 @@ func (r *lockRegistry) waitEnded(tx *Tx, w *lockWaiter, why endReason) {
 	default:
 		r.stats.waitAborts.Add(1)
 	}
-	if len(headed) == 0 || r.passive.Load() {
+	if len(headed) == 0 || r.e.Follower() {
 		return
 	}
 	if tx != nil {
@@ -465,7 +461,7 @@ func (r *lockRegistry) serveKeys(tx *Tx, keys []dbKey) {
 // serve grants the lock at k to its waiters that can have it now, head
 // first, inside tx; it stops at the first that cannot.
 func (r *lockRegistry) serve(tx *Tx, k dbKey) {
-	if r.passive.Load() {
+	if r.e.Follower() {
 		return
 	}
 	saved := tx.DB
@@ -686,7 +682,7 @@ func nextDeadline(tx *Tx, k dbKey) int64 {
 // armKey sets, moves or stops the timer of key k: while clients wait for
 // it (or it is a session key), at its next deadline.
 func (r *lockRegistry) armKey(tx *Tx, k dbKey) {
-	if r.passive.Load() {
+	if r.e.Follower() {
 		return
 	}
 	at := int64(0)
@@ -735,7 +731,7 @@ func (r *lockRegistry) armKey(tx *Tx, k dbKey) {
 func (r *lockRegistry) fire(k dbKey, at int64) {
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
-	if r.closed || r.passive.Load() {
+	if r.closed || r.e.Follower() {
 		return
 	}
 	handedOver := false
@@ -787,7 +783,7 @@ func (r *lockRegistry) fireDue() {
 // is granted it now, before the command that looked can see it free.
 // It reports whether it ran the queue; GetIn then reads the key again.
 func (tx *Tx) handOverExpired(db int, key []byte) bool {
-	if !tx.write || tx.iterating || tx.handingOver || tx.e.listening.Load() == 0 {
+	if !tx.write || tx.iterating || tx.handingOver || tx.passive() || tx.e.listening.Load() == 0 {
 		return false
 	}
 	k := dbKey{db, string(key)}
@@ -815,12 +811,6 @@ func (r *lockRegistry) close() {
 	r.updateListening()
 	r.mu.Unlock()
 }
-
-// SetLockFollower turns the engine's own lock activity off (on a
-// replication follower) or back on: no deadline timers, no hand-overs to
-// waiters, no session ending on its own; changes applied from the leader
-// carry their effects.
-func (e *Engine) SetLockFollower(on bool) { e.locks.passive.Store(on) }
 
 // ------------------------------------------------------------- figures
 

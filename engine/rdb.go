@@ -398,6 +398,7 @@ func (r *RDBReader) take(n uint64) []byte {
 	return out
 }
 
+// Byte reads one byte (0 past the end, which fails the reader).
 func (r *RDBReader) Byte() byte {
 	if b := r.take(1); b != nil {
 		return b[0]

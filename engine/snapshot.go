@@ -1,8 +1,14 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
 
 	"github.com/tidwall/buntdb"
 )
@@ -47,4 +53,220 @@ func restore(db *buntdb.DB, snap *Snapshot) (lastToken uint64, err error) {
 		return 0, err
 	}
 	return snap.nextToken - 1, nil
+}
+
+// The snapshot stream (WriteSnapshot, RestoreSnapshot): everything the
+// replicated state holds, for Raft snapshots and for a follower that must
+// rebuild. It is the magic line, then the header and records in the binary
+// form of a change batch (changes.go):
+//
+//	"lockredis-snapshot 1\n"
+//	nextToken (uvarint) | time (zigzag varint, unix ms)
+//	change...   put for every stored key, functions when there are
+//	            libraries, state for every registered StateHandler
+//	0           (one zero byte: the end)
+const snapshotMagic = "lockredis-snapshot 1\n"
+
+var errBadSnapshot = errors.New("engine: malformed snapshot")
+
+// WriteSnapshot writes the whole state to w: every database's keys with
+// their stored bytes, the function libraries, the fencing-token counter
+// and the registered states, as of one moment (it reads them in one read
+// transaction and writes them after it, so writers wait only for the
+// copy of references, not for w).
+func (e *Engine) WriteSnapshot(w io.Writer) error {
+	var items []storedItem
+	var functions string
+	var hasFunctions bool
+	var next uint64
+	var at int64
+	var states []Change
+	var serr error
+	e.Do(false, 0, func(tx *Tx) {
+		next, at = e.tokens.next, tx.Ms
+		tx.bt.Ascend("", func(k, v string) bool {
+			switch {
+			case k == functionsKey:
+				functions, hasFunctions = v, true
+			case int(k[0]) < e.Databases():
+				items = append(items, storedItem{k, v})
+			}
+			return true
+		})
+		for _, name := range e.stateNames() {
+			p, err := e.stateHandler(name).SaveState()
+			if err != nil {
+				serr = fmt.Errorf("engine: state %q: %w", name, err)
+				return
+			}
+			states = append(states, Change{Kind: ChangeState, Key: name, Raw: string(p)})
+		}
+	})
+	if serr != nil {
+		return serr
+	}
+	bw := bufio.NewWriter(w)
+	p := []byte(snapshotMagic)
+	p = binary.AppendUvarint(p, next)
+	p = binary.AppendVarint(p, at)
+	write := func(c *Change) error {
+		p = appendChange(p[:0], c)
+		_, err := bw.Write(p)
+		return err
+	}
+	if _, err := bw.Write(p); err != nil {
+		return err
+	}
+	for _, it := range items {
+		c := Change{Kind: ChangePut, DB: int(it.bkey[0]), Key: it.bkey[1:], Raw: it.raw}
+		if err := write(&c); err != nil {
+			return err
+		}
+	}
+	if hasFunctions {
+		if err := write(&Change{Kind: ChangeFunctions, Raw: functions}); err != nil {
+			return err
+		}
+	}
+	for i := range states {
+		if err := write(&states[i]); err != nil {
+			return err
+		}
+	}
+	if err := bw.WriteByte(0); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// RestoreSnapshot replaces the whole state with what WriteSnapshot wrote,
+// in one write transaction run at the snapshot's time, as Apply runs a
+// batch: every database is emptied, the keys, the function libraries
+// (none when the snapshot has none) and every registered state (empty
+// when the snapshot lacks it) are replaced, and the token counter rises
+// to the snapshot's (never falls). Listeners above the core see the
+// flush and the keys, the ChangeListener nothing. A malformed snapshot
+// changes nothing.
+func (e *Engine) RestoreSnapshot(r io.Reader) error {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return errBadSnapshot
+	}
+	next, err := binary.ReadUvarint(br)
+	if err != nil {
+		return errBadSnapshot
+	}
+	at, err := binary.ReadVarint(br)
+	if err != nil {
+		return errBadSnapshot
+	}
+	var rerr error
+	tx := e.txPool.Get().(*Tx)
+	tx.applying = true
+	tx.at = time.UnixMilli(at)
+	e.do(tx, true, 0, func(tx *Tx) {
+		rerr = tx.restoreSnapshot(br, next)
+		if rerr != nil {
+			tx.Rollback()
+		}
+	})
+	if rerr == nil {
+		e.functionsApplied()
+	}
+	return rerr
+}
+
+// restoreSnapshot is RestoreSnapshot's body, after the header.
+func (tx *Tx) restoreSnapshot(br *bufio.Reader, next uint64) error {
+	e := tx.e
+	tx.FlushAll()
+	tx.PutFunctions(nil)
+	restored := map[string]bool{}
+	for {
+		c, err := readChange(br)
+		if err != nil {
+			return err
+		}
+		switch c.Kind {
+		case 0:
+			for _, name := range e.stateNames() {
+				if !restored[name] {
+					if err := e.stateHandler(name).RestoreState(tx, nil); err != nil {
+						return fmt.Errorf("engine: state %q: %w", name, err)
+					}
+				}
+			}
+			e.tokens.raise(next)
+			return nil
+		case ChangePut:
+			if c.DB >= e.Databases() || len(c.Raw) < headerLen {
+				return errBadSnapshot
+			}
+			tx.putStored(storeKey(c.DB, StringBytes(c.Key)), c.Raw)
+		case ChangeFunctions:
+			tx.PutFunctions([]byte(c.Raw))
+		case ChangeState:
+			h := e.stateHandler(c.Key)
+			if h == nil {
+				return fmt.Errorf("engine: snapshot: no handler for state %q", c.Key)
+			}
+			if err := h.RestoreState(tx, []byte(c.Raw)); err != nil {
+				return fmt.Errorf("engine: state %q: %w", c.Key, err)
+			}
+			restored[c.Key] = true
+		default:
+			return errBadSnapshot
+		}
+	}
+}
+
+// readChange reads one record of a snapshot: Kind 0 is its end.
+func readChange(br *bufio.Reader) (Change, error) {
+	kind, err := br.ReadByte()
+	if err != nil {
+		return Change{}, errBadSnapshot
+	}
+	c := Change{Kind: ChangeKind(kind)}
+	str := func() string {
+		if err != nil {
+			return ""
+		}
+		var n uint64
+		if n, err = binary.ReadUvarint(br); err != nil {
+			return ""
+		}
+		// Grown as the bytes arrive: a length that lies costs no memory.
+		var sb strings.Builder
+		_, err = io.CopyN(&sb, br, int64(min(n, 1<<62)))
+		return sb.String()
+	}
+	db := func() int {
+		if err != nil {
+			return 0
+		}
+		var n uint64
+		if n, err = binary.ReadUvarint(br); err == nil && n > 255 {
+			err = errBadSnapshot
+		}
+		return int(n)
+	}
+	switch c.Kind {
+	case 0:
+	case ChangePut:
+		c.DB = db()
+		c.Key = str()
+		c.Raw = str()
+	case ChangeFunctions:
+		c.Raw = str()
+	case ChangeState:
+		c.Key = str()
+		c.Raw = str()
+	default:
+		return Change{}, errBadSnapshot
+	}
+	if err != nil {
+		return Change{}, errBadSnapshot
+	}
+	return c, nil
 }

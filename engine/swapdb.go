@@ -74,6 +74,7 @@ func (tx *Tx) swapDBs(a, b int) {
 		e.watches.dbSwapped(tx, a, b)
 		e.watches.dbSwapped(tx, b, a)
 	}
+	tx.record(Change{Kind: ChangeSwapDB, DB: a, DB2: b})
 	tx.memoDrop()
 	defer tx.memoDrop() // the moves below write around it
 	ia, ib := tx.storedIn(a), tx.storedIn(b)
@@ -108,7 +109,11 @@ func (tx *Tx) swapDBs(a, b int) {
 	if len(ia)+len(ib) > 0 {
 		tx.wroteAOF = true
 	}
-	// Clients blocked on a key of either database may be served now.
+	// Clients blocked on a key of either database may be served now
+	// (not while applying changes: see Apply).
+	if tx.applying {
+		return
+	}
 	for _, k := range e.blocks.keysIn(a, b) {
 		e.blocks.keyTouched(tx, k)
 	}

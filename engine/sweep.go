@@ -20,7 +20,7 @@ func (e *Engine) sweeper() {
 		case <-e.stop:
 			return
 		case <-t.C:
-			if e.activeExpireOff.Load() {
+			if e.activeExpireOff.Load() || e.Follower() {
 				continue
 			}
 			e.Stats.ExpireCycleRuns.Add(1)
@@ -53,6 +53,9 @@ func (e *Engine) expireAfterRead(read *Tx) {
 // get the lock in between, until none is left or budget has passed
 // (budget <= 0: until none is left). It returns how many keys it deleted.
 func (e *Engine) Sweep(budget time.Duration) int {
+	if e.Follower() {
+		return 0 // see SetFollower
+	}
 	start := time.Now()
 	total := 0
 	for {

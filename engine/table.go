@@ -44,13 +44,11 @@ const (
 	FlagDiskCheck      // refused with MISCONF on a failing disk although not a write (PING, as Redis's processCommand)
 
 	// Channels for ACL checks (Redis keeps them in a table of its own,
-	// commands_with_channels): the first argument is a channel published
-	// to, or every argument a channel (or, with FlagChannelPattern, a
-	// pattern) subscribed to.
-	FlagChannelPublish
-	FlagChannelSubscribe
-	FlagChannelPattern
-	FlagProtected // refused unless enable-<name>-command allows the client (DEBUG): Redis's CMD_PROTECTED
+	// commands_with_channels).
+	FlagChannelPublish   // the first argument is a channel published to
+	FlagChannelSubscribe // every argument is a channel subscribed to
+	FlagChannelPattern   // with FlagChannelSubscribe: every argument is a pattern
+	FlagProtected        // refused unless enable-<name>-command allows the client (DEBUG): Redis's CMD_PROTECTED
 )
 
 type flagName struct {

@@ -102,6 +102,15 @@ type Tx struct {
 	memDelta    int64
 	replyMark   uint64
 	retractable bool
+
+	// Change notification (changes.go). recording: a ChangeListener
+	// listens, so the physical changes go to changes, which closeBatch
+	// turns into batch at commit. applying: Apply runs, at the time at.
+	recording bool
+	changes   []Change
+	batch     *ChangeBatch
+	applying  bool
+	at        time.Time
 }
 
 // Writable reports whether the transaction may write.
@@ -157,6 +166,11 @@ func (tx *Tx) reset() {
 	tx.readKeys = nil
 	tx.flushing = false
 	tx.clientCall = nil
+	tx.recording = false
+	tx.changes = nil
+	tx.batch = nil
+	tx.applying = false
+	tx.at = time.Time{}
 }
 
 // pushCall returns a Call for a command run inside this transaction, reused
@@ -258,6 +272,9 @@ func (tx *Tx) storedButExpired(db int, key []byte) bool {
 // or, for a read transaction, in a write transaction of its own that
 // Engine.do runs before the reply is sent.
 func (tx *Tx) foundExpired(db int, key []byte, at int64) {
+	if tx.passive() {
+		return // a follower's keys expire by its leader's batches
+	}
 	if tx.write && !tx.iterating {
 		tx.expireKey(storeKey(db, key))
 		return
@@ -391,6 +408,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 		tx.e.tokens.take(tx.e.cfg.Logf)
 	}
 	tx.rememberToken(bkey, v.Token)
+	tx.recordPut(bkey, enc)
 	tx.touch(db, bkey[1:])
 	tx.memDelta += itemMemory(bkey, enc)
 	if replaced {
@@ -446,6 +464,9 @@ func (tx *Tx) remove(bkey string, db int) bool {
 	if db >= len(tx.keyDelta) {
 		return true
 	}
+	if !tx.flushing { // FlushDB records itself
+		tx.record(Change{Kind: ChangeDelete, DB: db, Key: bkey[1:]})
+	}
 	tx.memDelta -= itemMemory(bkey, prev)
 	tx.touch(db, bkey[1:])
 	tx.keyDelta[db]--
@@ -489,6 +510,7 @@ func (tx *Tx) scanStored(db int, from []byte, fn func(key string, v Value, expir
 // FlushDB deletes every key of db.
 func (tx *Tx) FlushDB(db int) {
 	tx.notifyFlush(db)
+	tx.record(Change{Kind: ChangeFlushDB, DB: db})
 	var keys []string
 	tx.bt.AscendGreaterOrEqual("", string([]byte{byte(db)}), func(k, _ string) bool {
 		if len(k) == 0 || k[0] != byte(db) {
@@ -510,6 +532,7 @@ func (tx *Tx) FlushDB(db int) {
 // FlushAll deletes every key of every database.
 func (tx *Tx) FlushAll() {
 	tx.notifyFlush(-1)
+	tx.record(Change{Kind: ChangeFlushAll})
 	keep := tx.keepFunctions() // functions_store.go
 	tx.memoDrop()
 	if err := tx.bt.DeleteAll(); err != nil {

@@ -9,6 +9,7 @@ import (
 // Type is the Redis type of a key.
 type Type byte
 
+// The types, each stored as one byte in front of the value.
 const (
 	TypeString Type = 's'
 	TypeHash   Type = 'h'
@@ -70,6 +71,8 @@ type Value struct {
 // else (SET, INCR...) is judged by content: int, embstr or raw.
 type StringEnc uint8
 
+// The string encoding hints: judged by content, left raw, or from
+// INCRBYFLOAT.
 const (
 	EncNatural StringEnc = iota
 	EncRaw

@@ -100,11 +100,19 @@ func (w *watchRegistry) dbFlushed(tx *Tx, db int) {
 	}
 }
 
-// addListener starts reporting changed keys to l.
-func (e *Engine) addListener(l keyListener) {
+// addListener starts reporting changed keys to l. acts says that l may
+// change keys or start timers in answer (serve a blocked client, hand a
+// lock over): Apply, which changes nothing beyond its batch, skips it.
+func (e *Engine) addListener(l keyListener, acts bool) {
 	e.listenersMu.Lock()
-	e.listeners = append(e.listeners, l)
+	e.listeners = append(e.listeners, listenerEntry{l, acts})
 	e.listenersMu.Unlock()
+}
+
+// listenerEntry is a registered keyListener (addListener).
+type listenerEntry struct {
+	keyListener
+	acts bool
 }
 
 // touch records that a key changed, if anyone listens. Tracking clients
@@ -145,13 +153,17 @@ func (tx *Tx) notifyTouched() {
 			k := tx.touched[i]
 			i++
 			for _, l := range ls {
-				l.keyTouched(tx, k)
+				if !(l.acts && tx.applying) {
+					l.keyTouched(tx, k)
+				}
 			}
 			continue
 		}
 		k := tx.quietTouched[j]
 		j++
-		tx.e.blocks.serve(tx, k)
+		if !tx.applying {
+			tx.e.blocks.serve(tx, k)
+		}
 	}
 }
 
@@ -167,6 +179,8 @@ func (tx *Tx) notifyFlush(db int) {
 	ls := tx.e.listeners
 	tx.e.listenersMu.Unlock()
 	for _, l := range ls {
-		l.dbFlushed(tx, db)
+		if !(l.acts && tx.applying) {
+			l.dbFlushed(tx, db)
+		}
 	}
 }

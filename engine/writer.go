@@ -36,6 +36,7 @@ type Flusher interface {
 // ReplyKind tells what a recorded Reply is.
 type ReplyKind uint8
 
+// The kinds of reply, one per Writer method.
 const (
 	KindStatus ReplyKind = iota
 	KindError
@@ -115,20 +116,51 @@ func (r *Recorder) open(kind ReplyKind, n int) {
 	r.stack = append(r.stack, pending{r: Reply{Kind: kind, Elems: make([]Reply, 0, n)}, left: n})
 }
 
-func (r *Recorder) Status(s string)      { r.add(Reply{Kind: KindStatus, Str: s}) }
-func (r *Recorder) Error(msg string)     { r.add(Reply{Kind: KindError, Str: msg}) }
-func (r *Recorder) Int(n int64)          { r.add(Reply{Kind: KindInt, Int: n}) }
-func (r *Recorder) Bulk(b []byte)        { r.add(Reply{Kind: KindBulk, Str: string(b)}) }
-func (r *Recorder) BulkString(s string)  { r.add(Reply{Kind: KindBulk, Str: s}) }
-func (r *Recorder) Null()                { r.add(Reply{Kind: KindNull}) }
-func (r *Recorder) NullArray()           { r.add(Reply{Kind: KindNullArray}) }
-func (r *Recorder) Array(n int)          { r.open(KindArray, n) }
-func (r *Recorder) Map(n int)            { r.open(KindMap, 2*n) }
-func (r *Recorder) Set(n int)            { r.open(KindSet, n) }
-func (r *Recorder) Push(n int)           { r.open(KindPush, n) }
-func (r *Recorder) Double(f float64)     { r.add(Reply{Kind: KindDouble, Double: f}) }
+// Status records a status reply. Like it, Error, Int... record one reply
+// each; Array, Map, Set and Push open an aggregate that the replies
+// recorded next fill.
+func (r *Recorder) Status(s string) { r.add(Reply{Kind: KindStatus, Str: s}) }
+
+// Error records an error reply.
+func (r *Recorder) Error(msg string) { r.add(Reply{Kind: KindError, Str: msg}) }
+
+// Int records an integer.
+func (r *Recorder) Int(n int64) { r.add(Reply{Kind: KindInt, Int: n}) }
+
+// Bulk records a bulk string.
+func (r *Recorder) Bulk(b []byte) { r.add(Reply{Kind: KindBulk, Str: string(b)}) }
+
+// BulkString records a bulk string.
+func (r *Recorder) BulkString(s string) { r.add(Reply{Kind: KindBulk, Str: s}) }
+
+// Null records a missing value.
+func (r *Recorder) Null() { r.add(Reply{Kind: KindNull}) }
+
+// NullArray records a missing aggregate.
+func (r *Recorder) NullArray() { r.add(Reply{Kind: KindNullArray}) }
+
+// Array opens an array of n elements.
+func (r *Recorder) Array(n int) { r.open(KindArray, n) }
+
+// Map opens a map of n pairs (2n elements).
+func (r *Recorder) Map(n int) { r.open(KindMap, 2*n) }
+
+// Set opens a set of n members.
+func (r *Recorder) Set(n int) { r.open(KindSet, n) }
+
+// Push opens an out-of-band message of n elements.
+func (r *Recorder) Push(n int) { r.open(KindPush, n) }
+
+// Double records a double.
+func (r *Recorder) Double(f float64) { r.add(Reply{Kind: KindDouble, Double: f}) }
+
+// Verbatim records a verbatim string; the format is not kept.
 func (r *Recorder) Verbatim(_, s string) { r.add(Reply{Kind: KindVerbatim, Str: s}) }
-func (r *Recorder) BigNumber(s string)   { r.add(Reply{Kind: KindBigNumber, Str: s}) }
+
+// BigNumber records a big number's digits.
+func (r *Recorder) BigNumber(s string) { r.add(Reply{Kind: KindBigNumber, Str: s}) }
+
+// Bool records a boolean (Int 1 or 0).
 func (r *Recorder) Bool(b bool) {
 	var n int64
 	if b {

@@ -230,6 +230,7 @@ func (h *Hub) SubscriptionsOf(sess *engine.Session, fn func(name string, pattern
 	}
 }
 
+// Subscriber tells whether s's connection is subscribed to anything.
 // Subscriber, DeliverTo and DeliverExcept make the hub an
 // engine.SelfPublisher: keyspace events reach the connection whose command
 // raised them at once, the others after the command commits.

@@ -44,9 +44,9 @@ func (c *tlsConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// isTLS reports whether gc is a TLS connection.
-func (gc *guardConn) isTLS() bool {
-	_, ok := gc.Conn.(*tlsConn)
+// isTLS reports whether g is a TLS connection.
+func (g *guardConn) isTLS() bool {
+	_, ok := g.Conn.(*tlsConn)
 	return ok
 }
 

@@ -36,6 +36,7 @@ func (e *Encoder) FlushPending() {
 // MISCONF instead of what its handler wrote.
 func (e *Encoder) ReplyMark() uint64 { return uint64(e.flushes)<<32 | uint64(len(e.Buf)) }
 
+// RetractReply drops what was encoded since mark, if it is still in Buf.
 func (e *Encoder) RetractReply(mark uint64) bool {
 	n := int(mark & (1<<32 - 1))
 	if uint32(mark>>32) != e.flushes || n > len(e.Buf) {
@@ -70,7 +71,11 @@ func (e *Encoder) header(prefix byte, n int64) {
 	e.Buf = append(e.Buf, '\r', '\n')
 }
 
+// Status writes a simple string: +s.
 func (e *Encoder) Status(s string) { e.line('+', s) }
+
+// Error writes an error line; msg starts with its Redis prefix (ERR,
+// WRONGTYPE...), a leading "-" is not doubled.
 func (e *Encoder) Error(msg string) {
 	if len(msg) == 0 || msg[0] != '-' {
 		e.line('-', msg)
@@ -78,17 +83,25 @@ func (e *Encoder) Error(msg string) {
 	}
 	e.line('-', msg[1:])
 }
+
+// Int writes an integer: :n.
 func (e *Encoder) Int(n int64) { e.header(':', n) }
+
+// Bulk writes a bulk string.
 func (e *Encoder) Bulk(b []byte) {
 	e.header('$', int64(len(b)))
 	e.Buf = append(e.Buf, b...)
 	e.Buf = append(e.Buf, '\r', '\n')
 }
+
+// BulkString writes a bulk string.
 func (e *Encoder) BulkString(s string) {
 	e.header('$', int64(len(s)))
 	e.Buf = append(e.Buf, s...)
 	e.Buf = append(e.Buf, '\r', '\n')
 }
+
+// Null writes a missing value: $-1 in RESP2, _ in RESP3.
 func (e *Encoder) Null() { e.NullOf(e.Proto) }
 
 // NullOf writes the null of protocol proto (engine.NullWriter).
@@ -99,6 +112,8 @@ func (e *Encoder) NullOf(proto int) {
 	}
 	e.Buf = append(e.Buf, "$-1\r\n"...)
 }
+
+// NullArray writes a missing aggregate: *-1 in RESP2, _ in RESP3.
 func (e *Encoder) NullArray() {
 	if e.Proto == 3 {
 		e.Buf = append(e.Buf, "_\r\n"...)
@@ -106,7 +121,11 @@ func (e *Encoder) NullArray() {
 	}
 	e.Buf = append(e.Buf, "*-1\r\n"...)
 }
+
+// Array writes the header of an array of n elements.
 func (e *Encoder) Array(n int) { e.header('*', int64(n)) }
+
+// Map writes the header of a map of n pairs: a flat array of 2n in RESP2.
 func (e *Encoder) Map(n int) {
 	if e.Proto == 3 {
 		e.header('%', int64(n))
@@ -114,6 +133,8 @@ func (e *Encoder) Map(n int) {
 	}
 	e.header('*', int64(2*n))
 }
+
+// Set writes the header of a set of n members: an array in RESP2.
 func (e *Encoder) Set(n int) {
 	if e.Proto == 3 {
 		e.header('~', int64(n))
@@ -121,6 +142,9 @@ func (e *Encoder) Set(n int) {
 	}
 	e.header('*', int64(n))
 }
+
+// Push writes the header of an out-of-band message of n elements: an
+// array in RESP2.
 func (e *Encoder) Push(n int) {
 	if e.Proto == 3 {
 		e.header('>', int64(n))
@@ -128,6 +152,9 @@ func (e *Encoder) Push(n int) {
 	}
 	e.header('*', int64(n))
 }
+
+// Double writes a double in RESP3, a bulk string in Redis's float
+// format in RESP2.
 func (e *Encoder) Double(f float64) {
 	if e.Proto == 3 {
 		e.Buf = append(e.Buf, ',')
@@ -157,6 +184,7 @@ func (e *Encoder) DoubleText(f float64, text string) {
 	e.BulkString(text)
 }
 
+// Bool writes #t or #f in RESP3, the integer 1 or 0 in RESP2.
 func (e *Encoder) Bool(b bool) {
 	if e.Proto == 3 {
 		if b {
@@ -173,7 +201,8 @@ func (e *Encoder) Bool(b bool) {
 	}
 }
 
-// Verbatim's format is always three bytes on the wire: Redis's
+// Verbatim writes s as a RESP3 verbatim string (a bulk string in RESP2).
+// The format is always three bytes on the wire: Redis's
 // addReplyVerbatim cuts a longer one and pads a shorter one with spaces
 // (a script may return any {verbatim_string={format=...}}).
 func (e *Encoder) Verbatim(format, s string) {

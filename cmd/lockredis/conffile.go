@@ -299,7 +299,7 @@ func (f directiveFlag) Type() string { return "string" }
 // registerDirectiveFlags adds a flag for each directive the typed flags
 // do not cover: every redis.conf directive lockredis takes is also a
 // flag, as redis-server takes --any-directive value. Ignored and refused
-// directives are hidden flags (README lists them).
+// directives are hidden flags (docs/configuration.md lists them).
 func registerDirectiveFlags(fs *pflag.FlagSet, cfg *config) {
 	for _, d := range []struct{ name, usage string }{
 		{"daemonize", "yes|no: lockredis never forks; yes logs that it stays in the foreground"},

@@ -50,7 +50,7 @@ type config struct {
 	maxLockTTL   time.Duration // caps an automatic restart fence
 	tls          tlsSettings   // tls-port, tls-cert-file... (tls.go)
 	lockDelay    int           // ms a dead SESSION lock's owner keeps it
-	// Protection and connection limits (README "Protection and limits").
+	// Protection and connection limits (docs/operations.md, "Protection and limits").
 	protectedMode string // yes|no
 	timeout       int    // seconds a client may idle; 0 never
 	tcpKeepAlive  int    // seconds; 0 off

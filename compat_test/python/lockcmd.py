@@ -1,5 +1,6 @@
-"""lockredis's LOCK.* commands from redis-py (execute_command): the README's
-python example. Run by ../lockcmd_test.go with the server address.
+"""lockredis's LOCK.* commands from redis-py (execute_command); the
+recipes docs/locks.md shows are cookbook.py. Run by ../lockcmd_test.go
+with the server address.
 Prints "ok <check>" for every property verified, exits 1 at the first
 violation.
 """
