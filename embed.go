@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
@@ -145,6 +146,9 @@ type Server struct {
 	started bool
 	closed  bool
 	served  chan error
+	// live is the engine while it runs, loading included, for Stats,
+	// which must not wait for mu: Start holds it while the keyspace loads.
+	live atomic.Pointer[engine.Engine]
 
 	// What Restart carries over to the next engine (restart.go): the
 	// clock, the addresses bound at the first start, an in-memory
@@ -289,7 +293,10 @@ func (s *Server) start() error {
 		setDefault("tcp-keepalive", "0")
 	}
 	params["lockredis_version"] = Version
-	eng, err := engine.New(engine.Config{
+	// Open, then Load once the ports serve: while a large file loads,
+	// clients get LOADING as from redis-server, INFO shows the progress,
+	// and Stats reads the engine.
+	eng, err := engine.Open(engine.Config{
 		Databases:   s.opts.Databases,
 		RequirePass: s.opts.Password,
 		ACLFile:     s.opts.ACLFile,
@@ -367,6 +374,16 @@ func (s *Server) start() error {
 	for _, ln := range tlns {
 		go func() { s.served <- s.srv.ServeTLS(ln, s.opts.TLSConfig) }()
 	}
+	s.live.Store(eng)
+	if err := eng.Load(); err != nil {
+		s.live.Store(nil)
+		s.srv.Close()
+		for range len(lns) + len(tlns) {
+			<-s.served
+		}
+		eng.Close()
+		return err
+	}
 	s.started = true
 	s.closed = false
 	return nil
@@ -387,6 +404,7 @@ func (s *Server) Close() error {
 func (s *Server) close() error {
 	s.closed = true
 	close(s.doStop) // Do's waiting commands answer as if timed out
+	s.live.Store(nil)
 	err := s.srv.Close()
 	for range len(s.lns) + len(s.tlns) {
 		if serr := <-s.served; err == nil {

@@ -3,7 +3,6 @@ module github.com/lockredis/lockredis
 go 1.23
 
 require (
-	github.com/spf13/pflag v1.0.10
 	github.com/tidwall/buntdb v1.3.2
 	github.com/tidwall/redcon v1.6.2
 	github.com/yuin/gopher-lua v1.1.2

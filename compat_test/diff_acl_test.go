@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/luasvc"
+	"github.com/lockredis/lockredis/pubsub"
 )
 
 // ACL users and permissions against redis-server, in RESP2 and RESP3.
@@ -273,8 +275,10 @@ func sameCommands(cmd string) diffStep {
 // lockredisCommandNames lists every command and subcommand lockredis has.
 func lockredisCommandNames() map[string]bool {
 	out := map[string]bool{}
-	for _, n := range engine.SpecNames() {
-		out[n] = true
+	for _, names := range [][]string{engine.SpecNames(), luasvc.Specs().Names(), pubsub.Specs().Names()} {
+		for _, n := range names {
+			out[n] = true
+		}
 	}
 	return out
 }

@@ -382,3 +382,32 @@ func TestDiffClusterDisabled(t *testing.T) {
 		)},
 	})
 }
+
+func TestDiffRestoreAsking(t *testing.T) {
+	runDiffCases(t, []diffCase{
+		{name: "restore-asking", steps: steps("SET k v", "PEXPIRE k 100000", "RPUSH l a b",
+			"DUMP k", args("RESTORE-ASKING", "k2", "0", dumpV),
+			"GET k2", "RESTORE-ASKING k2 0 x", "RESTORE-ASKING k2 0 x REPLACE", "RESTORE-ASKING k2 -1 x REPLACE",
+			"RESTORE-ASKING k2 0 x FOO", "RESTORE-ASKING k2", "RESTORE-ASKING k2 0",
+			args("RESTORE-ASKING", "k2", "5000", dumpW, "REPLACE"),
+			"GET k2", within(200, "PTTL k2"), "SET s 1", "RESTORE-ASKING s x x")},
+		{name: "multi eval", steps: steps("MULTI",
+			args("RESTORE-ASKING", "k", "0", dumpV), "EXEC", "GET k",
+			`EVAL "return redis.call('restore-asking',KEYS[1],'0',ARGV[1])" 1 k2 x`)},
+	})
+}
+
+// TestDiffClusterReplicationMigrate: in cluster mode REPLICAOF and FAILOVER refuse, and
+// MIGRATE sends RESTORE-ASKING (to a standalone redis-server here; REPLACE
+// lets both servers' runs succeed) with its keys in one slot.
+func TestDiffClusterReplicationMigrate(t *testing.T) {
+	target := startRedis(t)
+	hp := strings.Replace(target, ":", " ", 1)
+	runDiffCasesOn(t, newClusterDiffPair(t), []diffCase{
+		{name: "replication", steps: steps("REPLICAOF NO ONE", "REPLICAOF h 1", "SLAVEOF no one",
+			"FAILOVER", "FAILOVER ABORT", "FAILOVER TIMEOUT x")},
+		{name: "migrate", steps: steps("SET {t}a 1", "SET {t}b 2", "MIGRATE "+hp+" {t}a 0 1000 REPLACE", "EXISTS {t}a",
+			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS {t}b {t}c", "EXISTS {t}b", "SET a 1", "SET b 1",
+			"MIGRATE "+hp+" '' 0 1000 REPLACE KEYS a b", "MIGRATE "+hp+" '' 0 1000 REPLACE KEYS nokey1 nokey2")},
+	})
+}

@@ -1,6 +1,6 @@
 module github.com/lockredis/lockredis/compat_test
 
-go 1.23.0
+go 1.26.0
 
 require (
 	github.com/MaricoHan/redisson v1.0.1
@@ -11,6 +11,8 @@ require (
 	github.com/go-redsync/redsync/v4 v4.13.0
 	github.com/gomodule/redigo v1.9.2
 	github.com/lockredis/lockredis v0.0.0
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.72.0
 	github.com/redis/go-redis/v9 v9.17.2
 	github.com/redis/rueidis v1.0.69
 	github.com/tidwall/buntdb v1.3.2
@@ -24,6 +26,7 @@ require (
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/orcaman/concurrent-map v1.0.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/redis/rueidis/rueidiscompat v1.0.69 // indirect
@@ -37,7 +40,8 @@ require (
 	github.com/tidwall/rtred v0.1.2 // indirect
 	github.com/tidwall/tinyqueue v0.1.1 // indirect
 	github.com/yuin/gopher-lua v1.1.2 // indirect
-	golang.org/x/sys v0.31.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace github.com/lockredis/lockredis => ../

@@ -33,6 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// toolPackages are the Debian packages of the external programs tests
+// need (compat_test/test.sh installs them), when not redis's.
+var toolPackages = map[string]string{
+	"promtool":        "prometheus",
+	"systemd-analyze": "systemd",
+	"logrotate":       "logrotate",
+}
+
 // requireTool finds an external program the test needs. Missing, it fails
 // the test on CI (where compat_test/test.sh installs it) and skips it elsewhere.
 func requireTool(t testing.TB, name string) string {
@@ -41,7 +49,11 @@ func requireTool(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	msg := name + " not installed: apt-get install redis-server redis-tools"
+	pkg := toolPackages[name]
+	if pkg == "" {
+		pkg = "redis-server redis-tools"
+	}
+	msg := name + " not installed: apt-get install " + pkg
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
@@ -98,9 +110,10 @@ func lockredisBinary(t testing.TB) string {
 		}
 		binDir = dir
 		bin := filepath.Join(dir, "lockredis")
-		// Built from the main module's directory, with its go.mod.
-		build := exec.Command("go", "build", "-o", bin, "./cmd/lockredis")
-		build.Dir = ".."
+		// Built in its own module (cmd/lockredis/go.mod), as a user
+		// builds it: with that module's requirements, not this one's.
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = "../cmd/lockredis"
 		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build ../cmd/lockredis: %v\n%s", err, out)

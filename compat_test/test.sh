@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test of lockredis: the root module and compat_test. On a fresh
-# Debian/Ubuntu machine with only Go it first installs what the tests need:
-# redis-server (the oracle of the differential tests), redis-cli and
-# redis-benchmark, node with the node lock clients, python3-redis, ruby with
-# ruby-redis (the Ruby recipes of docs/locks.md), and staticcheck.
+# Runs every test of lockredis: the root module, cmd/lockredis and
+# compat_test. On a fresh Debian/Ubuntu machine with only Go it first
+# installs what the tests need: redis-server (the oracle of the
+# differential tests), redis-cli and redis-benchmark, node with the node
+# lock clients, python3-redis, ruby with ruby-redis (the Ruby recipes of
+# docs/locks.md), promtool, systemd-analyze and logrotate (for contrib/),
+# and staticcheck.
 #
 #   bash compat_test/test.sh            # from any directory
-#   bash compat_test/test.sh -run Lock  # extra arguments go to both go test
+#   bash compat_test/test.sh -run Lock  # extra arguments go to every go test
 #   LOCKREDIS_FUZZTIME=0 bash compat_test/test.sh   # skip the fuzz step
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,7 +21,8 @@ report_time() {
 trap report_time EXIT
 
 if ! command -v go >/dev/null; then
-	echo "compat_test/test.sh: go is not on PATH; install Go $(sed -n 's/^go //p' go.mod) or newer (https://go.dev/dl/)" >&2
+	# The binary's module asks for the newest Go of the three.
+	echo "compat_test/test.sh: go is not on PATH; install Go $(sed -n 's/^go //p' cmd/lockredis/go.mod) or newer (https://go.dev/dl/)" >&2
 	exit 1
 fi
 
@@ -39,51 +42,77 @@ fi
 if ! /usr/bin/python3 -c 'import redis' 2>/dev/null && ! python3 -c 'import redis' 2>/dev/null; then
 	PKGS+=(python3-redis)
 fi
+# What reads contrib/ (compat_test/contrib_test.go): promtool checks the
+# alert rules, systemd-analyze the unit, logrotate rotates a server's log.
+# prometheus is installed without its recommended node exporter, another
+# service the tests have no use for.
+NORECOMMENDS=()
+if ! command -v promtool >/dev/null; then
+	NORECOMMENDS+=(prometheus)
+fi
+if ! command -v systemd-analyze >/dev/null; then
+	PKGS+=(systemd)
+fi
+if ! command -v logrotate >/dev/null && [ ! -x /usr/sbin/logrotate ]; then
+	PKGS+=(logrotate)
+fi
 
 # Debian's ruby-redis is redis-rb for Debian's ruby.
 if ! command -v ruby >/dev/null || ! ruby -e 'require "redis"' 2>/dev/null; then
 	PKGS+=(ruby ruby-redis)
 fi
 
-redis_service_active() {
+# service_active NAME: a service of that name runs.
+service_active() {
 	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
-		systemctl is-active --quiet redis-server 2>/dev/null
+		systemctl is-active --quiet "$1" 2>/dev/null
 	else
-		command -v service >/dev/null && service redis-server status >/dev/null 2>&1
+		command -v service >/dev/null && service "$1" status >/dev/null 2>&1
 	fi
 }
 
-if [ ${#PKGS[@]} -gt 0 ]; then
+if [ $((${#PKGS[@]} + ${#NORECOMMENDS[@]})) -gt 0 ]; then
 	SUDO=()
 	if [ "$(id -u)" != 0 ]; then
 		if ! command -v sudo >/dev/null; then
 			echo "compat_test/test.sh: the tests need these packages, and without root or sudo this script cannot install them:" >&2
-			echo "    apt-get install ${PKGS[*]}" >&2
+			echo "    apt-get install ${PKGS[*]} ${NORECOMMENDS[*]}" >&2
 			echo "Run that as root, then run this script again." >&2
 			exit 1
 		fi
 		SUDO=(sudo)
 	fi
 	if ! command -v apt-get >/dev/null; then
-		echo "compat_test/test.sh: no apt-get here; install the equivalent of these Debian packages: ${PKGS[*]}" >&2
+		echo "compat_test/test.sh: no apt-get here; install the equivalent of these Debian packages: ${PKGS[*]} ${NORECOMMENDS[*]}" >&2
 		exit 1
 	fi
-	was_running=no
-	if redis_service_active; then was_running=yes; fi
-	echo "+ apt-get install ${PKGS[*]}"
+	# The redis-server and prometheus packages start services (on ports
+	# 6379 and 9090). The tests start their own servers on free ports, so
+	# a service this install started is only in the way: stop it (one that
+	# ran before stays).
+	services=(redis-server prometheus)
+	was_running=()
+	for svc in "${services[@]}"; do
+		if service_active "$svc"; then was_running+=("$svc"); fi
+	done
+	echo "+ apt-get install ${PKGS[*]} ${NORECOMMENDS[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PKGS[@]}"
-	# The redis-server package starts a service on port 6379. The tests
-	# start their own servers on free ports, so a service this install
-	# started is only in the way: stop it (one that ran before stays).
-	if [ "$was_running" = no ] && redis_service_active; then
-		echo "+ stopping the redis-server service the install started"
-		if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
-			"${SUDO[@]}" systemctl stop redis-server || true
-		else
-			"${SUDO[@]}" service redis-server stop >/dev/null 2>&1 || true
-		fi
+	if [ ${#PKGS[@]} -gt 0 ]; then
+		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PKGS[@]}"
 	fi
+	if [ ${#NORECOMMENDS[@]} -gt 0 ]; then
+		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${NORECOMMENDS[@]}"
+	fi
+	for svc in "${services[@]}"; do
+		if [[ " ${was_running[*]} " != *" $svc "* ]] && service_active "$svc"; then
+			echo "+ stopping the $svc service the install started"
+			if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+				"${SUDO[@]}" systemctl stop "$svc" || true
+			else
+				"${SUDO[@]}" service "$svc" stop >/dev/null 2>&1 || true
+			fi
+		fi
+	done
 fi
 
 # The node clients, at the exact versions of the committed lockfile. npm ci
@@ -109,16 +138,22 @@ fi
 
 go version
 redis-server --version
+# Three modules: the library (the root), the server binary (cmd/lockredis,
+# its own module so that its dependencies stay out of the library's users'
+# builds) and compat_test.
 args=$(printf ' %q' -race "$@")
-echo "+ go test$args ./... && (cd compat_test && go test$args ./...)"
+echo "+ go test$args ./... && (cd cmd/lockredis && go test$args ./...) && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
+(cd cmd/lockredis && go test -race "$@" ./...)
 (cd compat_test && go test -race "$@" ./...)
 
-# go vet and staticcheck (staticcheck.conf says which checks), both modules.
-echo "+ go vet ./... && staticcheck ./... (both modules)"
+# go vet and staticcheck (staticcheck.conf says which checks), the three modules.
+echo "+ go vet ./... && staticcheck ./... (the three modules)"
 go vet ./...
+(cd cmd/lockredis && go vet ./...)
 (cd compat_test && go vet ./...)
 "$staticcheck" ./...
+(cd cmd/lockredis && "$staticcheck" ./...)
 (cd compat_test && "$staticcheck" ./...)
 
 # A bounded run of every fuzz target (after the tests, without -race):
@@ -133,9 +168,9 @@ if [ $# -gt 0 ] && [ -z "${LOCKREDIS_FUZZTIME:-}" ]; then
 	fuzztime=0
 fi
 if [ "$fuzztime" != 0 ]; then
-	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./engine:FuzzValueEncoding \
-		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./engine:FuzzChangeBatchUnmarshal \
-		./engine:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./keyspace:FuzzValueEncoding \
+		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./keyspace:FuzzChangeBatchUnmarshal \
+		./keyspace:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
 		pkg=${target%%:*} name=${target#*:}
 		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime $pkg"
 		fuzzlog=$(mktemp)

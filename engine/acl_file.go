@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // The ACL file (Config.ACLFile, redis.conf's aclfile): one
@@ -33,7 +35,7 @@ func (e *Engine) LoadACLFile() error {
 func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
 	data, err := os.ReadFile(filename)
 	if err != nil {
-		return fmt.Sprintf("Error loading ACLs, opening file '%s': %s", filename, strerror(err))
+		return fmt.Sprintf("Error loading ACLs, opening file '%s': %s", filename, keyspace.Strerror(err))
 	}
 	users := map[string]*User{}
 	var errs strings.Builder

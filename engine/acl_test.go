@@ -57,7 +57,7 @@ func TestACLCheck(t *testing.T) {
 	te := newTestEngine(t)
 	// pubsub's commands, with their commands.json specs.
 	nop := func(*Call) {}
-	te.Register(&Command{Name: "publish", Handler: nop}, &Command{Name: "subscribe", Handler: nop},
+	te.Table.RegisterWith(otherSpecs(t), &Command{Name: "publish", Handler: nop}, &Command{Name: "subscribe", Handler: nop},
 		&Command{Name: "psubscribe", Handler: nop})
 	if msg := te.aclStringSetUser("u", strings.Fields(
 		"on nopass ~a:* %R~r:* %W~w:* &ch:* -@all +get +set +copy +publish +subscribe +psubscribe +client|id +select|0 (~s:* +del)")); msg != "" {

@@ -11,6 +11,17 @@ import (
 // with zero bytes and keep the key's TTL and fencing token; reads treat
 // the bytes past the end as zeros.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errBitOffset        = replyError("ERR bit offset is not an integer or out of range")
+	errBitValue         = replyError("ERR bit is not an integer or out of range")
+	errBitfieldOverflow = replyError("ERR Invalid OVERFLOW type specified")
+	errBitfieldRO       = replyError("ERR BITFIELD_RO only supports the GET subcommand")
+	errBitfieldType     = replyError("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")
+	errBitopNot         = replyError("ERR BITOP NOT must be called with a single source key.")
+	errBitposBit        = replyError("ERR The bit argument must be 1 or 0.")
+)
+
 func bitmapCommands() []*Command {
 	return []*Command{
 		{Name: "setbit", Handler: cmdSetBit},

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -9,6 +10,15 @@ import (
 
 // CLIENT and its subcommands. Other connections are seen through the
 // engine's session registry (Engine.Sessions, Session.Info).
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errClientIDInvalid = errors.New("ERR Invalid client ID")
+	errClientIDRange   = errors.New("ERR client-id should be greater than 0")
+	errNoSuchClient    = errors.New("ERR No such client")
+	errPauseMode       = errors.New("ERR CLIENT PAUSE mode must be WRITE or ALL")
+	errUnblockReason   = errors.New("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+)
 
 func clientCommands() []*Command {
 	return []*Command{{

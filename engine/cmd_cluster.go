@@ -53,10 +53,6 @@ var (
 	// Redis's texts for a key a script's redis.call may not touch.
 	errScriptNonLocalKey = errors.New("ERR Script attempted to access a non local key in a cluster node")
 	errScriptCrossSlot   = errors.New("ERR Script attempted to access keys that do not hash to the same slot")
-	errSelectInCluster   = errors.New("ERR SELECT is not allowed in cluster mode")
-	errMoveInCluster     = errors.New("ERR MOVE is not allowed in cluster mode")
-	errSwapDBInCluster   = errors.New("ERR SWAPDB is not allowed in cluster mode")
-	errCopyDBInCluster   = errors.New("ERR Copying to another database is not allowed in cluster mode")
 )
 
 // ErrScriptNoCluster is what EVAL of a script with the no-cluster flag
@@ -284,7 +280,7 @@ func parseSlotArg(c *Call, b []byte) (int64, bool) {
 // but that no command or expiry cycle has removed yet. The keyspace keeps
 // no index by slot: this walks every key.
 func keysInSlot(c *Call, slot int, fn func(key string) bool) {
-	c.Tx.scanStored(0, nil, func(key string, _ Value, _ bool) bool {
+	c.Tx.ScanStored(0, nil, func(key string, _ Value, _ bool) bool {
 		if KeySlot(StringBytes(key)) != slot {
 			return true
 		}

@@ -1,12 +1,21 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 )
 
 // COMMAND and its subcommands, read from the command specs
-// (commands.json): what COMMAND INFO and COMMAND DOCS print is Redis 7.0's
+// (the spec files): what COMMAND INFO and COMMAND DOCS print is Redis 7.0's
 // own data, but for the summaries, which are ours.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errGetkeysArity          = errors.New("ERR Invalid number of arguments specified for command")
+	errGetkeysInvalidArgs    = errors.New("ERR Invalid arguments specified for command")
+	errGetkeysInvalidCommand = errors.New("ERR Invalid command specified")
+	errGetkeysNoKeys         = errors.New("ERR The command has no key arguments")
+)
 
 func commandCommands() []*Command {
 	return []*Command{{

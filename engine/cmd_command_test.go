@@ -116,7 +116,7 @@ func TestCommandDocs(t *testing.T) {
 
 func TestCommandGetkeys(t *testing.T) {
 	te := newTestEngine(t)
-	te.Register(
+	te.Table.RegisterWith(otherSpecs(t),
 		&Command{Name: "eval", Handler: func(c *Call) { c.OK() }},
 	)
 	te.run([]step{

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,11 @@ import (
 // missing from both reads as redis-server 7.0's default (save excepted). Params keys with
 // an underscore are not parameters but INFO fields (config_file,
 // lockredis_version) and are never listed.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNoConfigFile = errors.New("ERR The server is running without a config file")
+)
 
 func configCommands() []*Command {
 	return []*Command{{

@@ -7,6 +7,11 @@ import (
 
 // Connection commands: they change or read the session, never the keyspace.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errSelectInCluster = errors.New("ERR SELECT is not allowed in cluster mode")
+)
+
 // helloMaxProto is the highest protocol version HELLO accepts: RESP3, which
 // every reply speaks through the Writer (compat_test runs every differential
 // case in both protocols).
@@ -17,7 +22,6 @@ var (
 	errHelloNoAuth = errors.New("NOAUTH HELLO must be called with the client already authenticated, " +
 		"otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and " +
 		"select the RESP protocol version at the same time")
-	errIntRange   = errors.New("ERR value is out of range, value must between -2147483648 and 2147483647")
 	errClientName = errors.New("ERR Client names cannot contain spaces, newlines or special characters.")
 )
 

@@ -5,6 +5,11 @@ import "errors"
 // DUMP and RESTORE (cluster.c dumpCommand, restoreCommand): a value in
 // Redis's serialization (rdb.go), and back.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errDumpPayload = errors.New("ERR DUMP payload version or checksum are wrong")
+)
+
 var (
 	errBusyKey         = errors.New("BUSYKEY Target key name already exists.")
 	errRestoreTTL      = errors.New("ERR Invalid TTL value, must be >= 0")

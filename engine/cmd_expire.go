@@ -9,6 +9,12 @@ import (
 // (int64) in the value header, never as a time.Duration, so every TTL that
 // Redis accepts, up to year 292 million, is stored and reported exactly.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errExpireGTAndLT     = replyError("ERR GT and LT options at the same time are not compatible")
+	errExpireNXAndOthers = replyError("ERR NX and XX, GT or LT options at the same time are not compatible")
+)
+
 func expireCommands() []*Command {
 	return []*Command{
 		{Name: "expire", Handler: cmdExpire},

@@ -1,12 +1,21 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"strconv"
 )
 
 // Hash commands, as t_hash.c in Redis 7.0: same argument checks in the same
 // order, same replies and errors.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errHashNotFloat   = errors.New("ERR hash value is not a float")
+	errHashNotInteger = errors.New("ERR hash value is not an integer")
+	errIncrNaNOrInf   = errors.New("ERR value is NaN or Infinity")
+	errRangeLong      = errors.New("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+)
 
 func hashCommands() []*Command {
 	return []*Command{

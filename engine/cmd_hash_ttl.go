@@ -7,6 +7,19 @@ package engine
 // expiry is stored in the hash (encoding_hash.go); loadHash hides fields
 // whose time has passed and the sweeper removes them (hashttl_sweep.go).
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errFieldExpireNeg    = replyError("ERR invalid expire time, must be >= 0")
+	errFieldsMissing     = replyError("ERR Mandatory argument FIELDS is missing or not at the right position")
+	errHsetexCondition   = replyError("ERR Only one of FXX or FNX arguments can be specified")
+	errHsetexExpiration  = replyError("ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified")
+	errHsetexMissingTime = replyError("ERR missing expire time")
+	errNumFieldsHexpire  = replyError("ERR Parameter `numFields` should be greater than 0")
+	errNumFieldsHsetex   = replyError("ERR invalid number of fields")
+	errNumFieldsMismatch = replyError("ERR The `numfields` parameter must match the number of arguments")
+	errNumFieldsPositive = replyError("ERR Number of fields must be a positive integer")
+)
+
 func hashTTLCommands() []*Command {
 	return []*Command{
 		{Name: "hexpire", Handler: func(c *Call) { hexpireGeneric(c, true, true) }},
@@ -99,7 +112,7 @@ func replyFields(c *Call, h *hashObj, at int, numErr error) ([][]byte, bool) {
 // remembered like a key's.
 func setFieldExpiry(tx *Tx, h *hashObj, i int, at int64) {
 	h.ents[i].at = at
-	tx.maxTTL = max(tx.maxTTL, at-tx.Ms)
+	tx.GrantTTL(at - tx.Ms)
 }
 
 // Conditions of HEXPIRE.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // INFO [section ...]: Redis's sections and field names for what clients
@@ -198,21 +200,6 @@ func infoClients(b []byte, c *Call) []byte {
 	return b
 }
 
-// bytesToHuman formats a size as Redis's INFO does (1.44M, 32.00K, 200B);
-// from 1024P on Redis prints bytes again.
-func bytesToHuman(n uint64) string {
-	const units = "KMGTP"
-	if n < 1024 || n >= 1<<60 {
-		return strconv.FormatUint(n, 10) + "B"
-	}
-	i, size := 0, uint64(1024)
-	for n >= size*1024 {
-		i++
-		size *= 1024
-	}
-	return strconv.FormatFloat(float64(n)/float64(size), 'f', 2, 64) + units[i:i+1]
-}
-
 func infoMemory(b []byte, c *Call) []byte {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -224,9 +211,9 @@ func infoMemory(b []byte, c *Call) []byte {
 	// used_memory_rss what the Go runtime got from the OS for the whole
 	// process, used_memory_go_heap its live heap (lockredis's own field).
 	b = infoInt(b, "used_memory", used)
-	b = infoLine(b, "used_memory_human", bytesToHuman(uint64(used)))
+	b = infoLine(b, "used_memory_human", keyspace.BytesToHuman(uint64(used)))
 	b = infoInt(b, "used_memory_rss", int64(ms.Sys))
-	b = infoLine(b, "used_memory_rss_human", bytesToHuman(ms.Sys))
+	b = infoLine(b, "used_memory_rss_human", keyspace.BytesToHuman(ms.Sys))
 	b = infoInt(b, "used_memory_startup", engineBaseMemory)
 	b = infoInt(b, "used_memory_dataset", used-engineBaseMemory)
 	b = infoInt(b, "used_memory_go_heap", int64(ms.HeapAlloc))
@@ -235,7 +222,7 @@ func infoMemory(b []byte, c *Call) []byte {
 	b = infoInt(b, "number_of_libraries", int64(fc.Libraries))
 	b = infoInt(b, "used_memory_functions", fc.Memory)
 	b = infoInt(b, "maxmemory", maxMem)
-	b = infoLine(b, "maxmemory_human", bytesToHuman(uint64(maxMem)))
+	b = infoLine(b, "maxmemory_human", keyspace.BytesToHuman(uint64(maxMem)))
 	b = infoLine(b, "maxmemory_policy", c.E.configValue(configParam{name: "maxmemory-policy", def: "noeviction"}))
 	ratio := 0.0
 	if used > 0 {
@@ -266,8 +253,9 @@ func infoPersistence(b []byte, c *Call) []byte {
 	if pi.LastWriteErr != "" || pi.LastFsyncErr != "" {
 		writeStatus = "err"
 	}
+	li := c.E.Loading() // loading.go
 	b = append(b, "# Persistence\r\n"...)
-	b = infoLine(b, "loading", "0")
+	b = infoInt(b, "loading", boolInt(li.Loading))
 	b = infoLine(b, "async_loading", "0")
 	// TODO: count changes once persistence reports its saves.
 	b = infoLine(b, "rdb_changes_since_last_save", "0")
@@ -295,6 +283,16 @@ func infoPersistence(b []byte, c *Call) []byte {
 		b = infoLine(b, "aof_last_write_error", pi.LastWriteErr)
 		b = infoInt(b, "aof_last_write_errno", int64(pi.LastErrno))
 		b = infoLine(b, "aof_misconf", pi.Misconf)
+	}
+	if li.Loading {
+		// Redis's fields while it loads; loading_rdb_used_mem is for RDB
+		// files, which lockredis does not read.
+		b = infoInt(b, "loading_start_time", li.Start.Unix())
+		b = infoInt(b, "loading_total_bytes", li.TotalBytes)
+		b = infoLine(b, "loading_rdb_used_mem", "0")
+		b = infoInt(b, "loading_loaded_bytes", li.LoadedBytes)
+		b = infoLine(b, "loading_loaded_perc", strconv.FormatFloat(li.Percent, 'f', 2, 64))
+		b = infoInt(b, "loading_eta_seconds", int64(li.ETA/time.Second))
 	}
 	fence := c.E.RestartFenceRemaining()
 	b = infoInt(b, "restart_fence_remaining_ms", fence.Milliseconds())
@@ -376,7 +374,7 @@ func infoKeyspace(b []byte, c *Call) []byte {
 		if c.Tx != nil {
 			keys, vol = c.Tx.KeyCount(db), c.Tx.VolatileCount(db)
 		} else {
-			keys, vol = c.E.keys[db].Load(), c.E.volatile[db].Load()
+			keys, vol = c.E.ks.Keys(db), c.E.ks.Volatile(db)
 		}
 		if keys == 0 && vol == 0 {
 			continue

@@ -2,11 +2,19 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 )
 
 // Key commands.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errCopyDBInCluster = errors.New("ERR Copying to another database is not allowed in cluster mode")
+	errMoveInCluster   = errors.New("ERR MOVE is not allowed in cluster mode")
+	errSameObject      = replyError("ERR source and destination objects are the same")
+)
 
 func keyCommands() []*Command {
 	return []*Command{

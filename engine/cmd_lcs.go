@@ -1,5 +1,12 @@
 package engine
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errLCSKeys      = replyError("ERR The specified keys must contain string values")
+	errLCSLenAndIdx = replyError("ERR If you want both the length and indexes, please just use IDX.")
+	errLCSMemory    = replyError("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+)
+
 // cmdLCS is LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN], as
 // lcsCommand in Redis 7.0 (t_string.c). Missing keys are empty strings.
 // The table is Redis's own dynamic programming one, walked back the same

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/big"
 	"time"
@@ -9,6 +10,17 @@ import (
 
 // List commands, as t_list.c in Redis 7.0. The blocking commands (BLPOP,
 // BRPOP, BLMOVE...) are built elsewhere on ListPush, ListPop and ListMove.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errCountNegative   = errors.New("ERR COUNT can't be negative")
+	errIndexOutOfRange = errors.New("ERR index out of range")
+	errMaxlenNegative  = errors.New("ERR MAXLEN can't be negative")
+	errMustBePositive  = errors.New("ERR value is out of range, must be positive")
+	errRankZero        = errors.New("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+	errTimeoutNotFloat = errors.New("ERR timeout is not a float or out of range")
+	errTimeoutRange    = errors.New("ERR timeout is out of range")
+)
 
 func listCommands() []*Command {
 	return []*Command{

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"strconv"
 )
@@ -10,6 +11,27 @@ import (
 // (lock_layout.go), so that GET, PTTL, DEL and the release scripts of
 // every client keep working on it. The queue, the hand-over and the
 // waiters live in lockqueue.go, sessions in lock_session.go.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
+)
+
+// Error replies of this file's commands. lockredis's own commands name the
+// argument that is wrong, as Redis's newer commands do.
+var (
+	errLockNumkeys     = replyError("ERR numkeys should be greater than 0")
+	errPermitsPositive = replyError("ERR PERMITS should be greater than 0")
+)
+
+// errLockArgNotInteger is the reply for an option of a lock command that is
+// not an integer: "ERR <name> is not an integer or out of range".
+func errLockArgNotInteger(name string) error {
+	return errors.New("ERR " + name + " is not an integer or out of range")
+}
+
+// errLockArgNegative is the reply for an option that may not be negative.
+func errLockArgNegative(name string) error { return errors.New("ERR " + name + " is negative") }
 
 func lockCommands() []*Command {
 	return []*Command{

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // MEMORY USAGE key [SAMPLES n] | STATS | DOCTOR | MALLOC-STATS | PURGE |
@@ -84,8 +86,8 @@ func cmdMemoryUsage(c *Call) {
 	}
 	// Redis looks the key up without expiring it: a key whose time has
 	// passed but is still stored is measured.
-	raw, err := c.Tx.bt.Get(c.Tx.tmpKey(c.Tx.DB, c.Args[2]))
-	if err != nil {
+	raw, ok := c.Tx.Stored(c.Tx.DB, c.Args[2])
+	if !ok {
 		c.W.Null()
 		return
 	}
@@ -96,7 +98,7 @@ func cmdMemoryUsage(c *Call) {
 // with the raw value.
 func keyUsage(keyLen int, raw string) int64 {
 	n := int64(memItemOverhead + 1 + keyLen + len(raw))
-	if expireAtOf(raw) != 0 {
+	if keyspace.StoredExpiry(raw) != 0 {
 		n += memExpireOverhead
 	}
 	return n
@@ -135,8 +137,8 @@ func (e *Engine) memoryStats() []memStat {
 	}
 	overhead := startup
 	var keys int64
-	for db := range e.keys {
-		k, v := e.keys[db].Load(), e.volatile[db].Load()
+	for db := range e.Databases() {
+		k, v := e.ks.Keys(db), e.ks.Volatile(db)
 		if k == 0 {
 			continue
 		}

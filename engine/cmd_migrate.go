@@ -157,7 +157,7 @@ func cmdMigrate(c *Call) {
 // for a command: client tracking then knows whose change it sees (NOLOOP,
 // invalidations after the reply).
 func doAsClient(c *Call, write bool, fn func(tx *Tx)) {
-	tx := c.E.txPool.Get().(*Tx)
+	tx := c.E.getTx()
 	tx.client = c.S
 	c.E.do(tx, write, c.S.DB, fn)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"time"
 )
@@ -13,6 +14,11 @@ import (
 // only, so a served waiter gets the reply of an immediate pop from it. In
 // MULTI/EXEC and scripts they answer a null array at once, as Redis does
 // for clients that may not block.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errCountPositive = errors.New("ERR count should be greater than 0")
+)
 
 func mpopCommands() []*Command {
 	return []*Command{

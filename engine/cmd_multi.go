@@ -125,7 +125,7 @@ func cmdWatch(c *Call) {
 	}
 	for _, k := range c.Args[1:] {
 		dk := dbKey{s.DB, string(k)}
-		c.E.watches.add(s.watch, dk, c.Tx.storedButExpired(s.DB, k))
+		c.E.watches.add(s.watch, dk, c.Tx.StoredButExpired(s.DB, k))
 	}
 	c.OK()
 }
@@ -157,7 +157,7 @@ func (e *Engine) watchBroken(tx *Tx, s *Session) bool {
 	e.watches.mu.Lock()
 	defer e.watches.mu.Unlock()
 	for k, expiredWhenWatched := range ws.keys {
-		if !expiredWhenWatched && tx.storedButExpired(k.db, []byte(k.key)) {
+		if !expiredWhenWatched && tx.StoredButExpired(k.db, []byte(k.key)) {
 			return true
 		}
 	}

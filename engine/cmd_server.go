@@ -1,12 +1,22 @@
 package engine
 
 import (
+	"errors"
 	"strconv"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // Server commands: INFO (info.go), CONFIG (config.go), COMMAND
 // (command.go), CLIENT (client.go), and here the small ones: DBSIZE,
 // FLUSHDB, FLUSHALL, TIME, WAIT, WAITAOF, LASTSAVE, SAVE, BGSAVE.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNotPositive       = errors.New("ERR value is out of range, must be positive")
+	errWaitAOFLocalRange = errors.New("ERR value is out of range, value must between 0 and 1")
+	errWaitAOFNoAOF      = errors.New("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+)
 
 func serverCommands() []*Command {
 	cmds := []*Command{
@@ -159,7 +169,7 @@ func cmdBgsave(c *Call) {
 // (buntdb Shrink). In memory there is nothing to rewrite; it answers as
 // Redis does anyway.
 func cmdBgrewriteaof(c *Call) {
-	if err := c.E.RewriteAOF(); err != nil && err != errNoAOF {
+	if err := c.E.RewriteAOF(); err != nil && err != keyspace.ErrNoAOF {
 		c.Err(err)
 		return
 	}

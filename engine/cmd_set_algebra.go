@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"errors"
+	"sort"
+)
 
 // Set algebra, as sinterGenericCommand and sunionDiffGenericCommand in
 // Redis 7.0's t_set.c: SINTER, SINTERCARD, SUNION, SDIFF and their STORE
@@ -9,6 +12,11 @@ import "sort"
 // order is the one SMEMBERS would give for it: ascending integers when
 // Redis's result is an intset, lockredis's bytewise order otherwise
 // (Redis's own order is then arbitrary).
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNumkeysTooMany = errors.New("ERR Number of keys can't be greater than number of args")
+)
 
 func setAlgebraCommands() []*Command {
 	return []*Command{

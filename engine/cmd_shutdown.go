@@ -13,6 +13,12 @@ package engine
 // skip, and a shutdown never waits, so ABORT always finds none in
 // progress.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errNoShutdown     = replyError("ERR No shutdown in progress.")
+	errShutdownFailed = replyError("ERR Errors trying to SHUTDOWN. Check logs.")
+)
+
 // ShutdownFlags are SHUTDOWN's options, passed to Config.Shutdown.
 type ShutdownFlags struct {
 	NoSave, Save, Now, Force bool
@@ -65,7 +71,7 @@ func cmdShutdown(c *Call) {
 		return
 	}
 	c.E.Logf("warning", "User requested shutdown...")
-	if c.E.persist != nil {
+	if c.E.Persistence().Enabled {
 		c.E.Logf("notice", "Calling fsync() on the AOF file.") // Close does it
 	}
 	c.S.CloseAfterReply = true // no reply: the connection just closes

@@ -10,6 +10,11 @@ import "strconv"
 // bytes, with Redis's "... (N more ...)" markers), the client's address
 // ("?:0" for a script) and name.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errSlowlogCount = replyError("ERR count should be greater than or equal to -1")
+)
+
 const (
 	slowlogMaxArgc = 32
 	slowlogMaxArg  = 128

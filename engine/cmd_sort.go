@@ -371,21 +371,13 @@ func sortLookup(c *Call, pattern []byte, elem string) (string, bool) {
 // transaction (write_tx) for this; inside EVAL_RO there is none, and the
 // set keeps its encoding.
 func sortConvertZset(tx *Tx, key []byte, v Value) {
-	if len(v.Payload) == 0 || isLarge(v.Payload) || !tx.write {
+	if len(v.Payload) == 0 || isLarge(v.Payload) || !tx.Writable() {
 		return
 	}
 	b := []byte(v.Payload)
 	b[0] |= encLarge
 	v.Payload = b2s(b)
-	bkey := storeKey(tx.DB, key)
-	enc := encodeValue(v)
-	prev, replaced, err := tx.bt.Set(bkey, enc, nil)
-	if err != nil || !replaced {
-		panic("sort: rewriting a sorted set failed") // only a bug gets here
-	}
-	tx.wroteAOF = true
-	tx.recordPut(bkey, enc)
-	tx.memDelta += itemMemory(bkey, enc) - itemMemory(bkey, prev)
+	tx.Rewrite(tx.DB, key, v)
 }
 
 // fullKeyAccess is ACLUserCheckCmdWithUnrestrictedKeyAccess: BY and GET

@@ -54,7 +54,6 @@ var (
 	errLimitNoStrategy    = replyError("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
 	errXtrimNoStrategy    = replyError("ERR syntax error, XTRIM must be called with a trimming strategy")
 	errLimitNotApprox     = replyError("ERR syntax error, LIMIT cannot be used without the special ~ option")
-	errStartInterval      = replyError("ERR invalid start ID for the interval")
 	errEndInterval        = replyError("ERR invalid end ID for the interval")
 	errXreadUnbalanced    = replyError("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 	errXreadGroupOption   = replyError("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
@@ -68,7 +67,6 @@ var (
 	errXsetidMaxDeleted   = replyError("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
 	errXsetidSmall        = replyError("ERR The ID specified in XSETID is smaller than the target stream top item")
 	errXsetidLength       = replyError("ERR The entries_added specified in XSETID is smaller than the target stream length")
-	errNoSuchKey          = replyError("ERR no such key")
 )
 
 // ------------------------------------------------------------ parsing IDs

@@ -13,6 +13,12 @@ import (
 // commands that modify it in place (APPEND, SETRANGE, INCR, INCRBY, DECR,
 // DECRBY, INCRBYFLOAT) keep it.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errDecrOverflow = replyError("ERR decrement would overflow")
+	errOffsetRange  = replyError("ERR offset is out of range")
+)
+
 func stringCommands() []*Command {
 	return append([]*Command{
 		{Name: "get", Handler: cmdGet},

@@ -1,8 +1,24 @@
 package engine
 
+import "errors"
+
 // CLIENT TRACKING, CACHING, GETREDIR and TRACKINGINFO (Redis 7.0's
 // clientCommand in networking.c); the table and the messages are in
 // tracking.go.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errCachingNoNeedsOptout = errors.New("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+	errCachingNotTracking   = errors.New("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+	errCachingYesNeedsOptin = errors.New("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+	errTrackingBcastOpt     = errors.New("ERR OPTIN and OPTOUT are not compatible with BCAST")
+	errTrackingNoRedirect   = errors.New("ERR The client ID you want redirect to does not exist")
+	errTrackingOneRedirect  = errors.New("ERR A client can only redirect to a single other client")
+	errTrackingOptinOptout  = errors.New("ERR You can't specify both OPTIN mode and OPTOUT mode")
+	errTrackingPrefixBcast  = errors.New("ERR PREFIX option requires BCAST mode to be enabled")
+	errTrackingSwitchBcast  = errors.New("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
+	errTrackingSwitchOpt    = errors.New("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
+)
 
 // cmdClientTracking handles CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST]
 // [PREFIX p ...] [OPTIN] [OPTOUT] [NOLOOP], checking in Redis's order.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -8,6 +9,18 @@ import (
 )
 
 // Sorted set commands, as t_zset.c in Redis 7.0.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errLimitNeedsBy    = errors.New("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+	errMinMaxFloat     = errors.New("ERR min or max is not a float")
+	errMinMaxLex       = errors.New("ERR min or max not valid string range item")
+	errScoreNaN        = errors.New("ERR resulting score is not a number (NaN)")
+	errWithscoresBylex = errors.New("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+	errZaddGTLTNX      = errors.New("ERR GT, LT, and/or NX options at the same time are not compatible")
+	errZaddIncrPairs   = errors.New("ERR INCR option supports a single increment-element pair")
+	errZaddXXNX        = errors.New("ERR XX and NX options at the same time are not compatible")
+)
 
 func zsetCommands() []*Command {
 	return []*Command{

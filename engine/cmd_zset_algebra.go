@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -9,6 +10,11 @@ import (
 // Sorted set algebra, as zunionInterDiffGenericCommand in Redis 7.0's
 // t_zset.c: ZUNION, ZINTER, ZDIFF, ZINTERCARD and the STORE forms, plus
 // ZRANGESTORE. Plain sets are accepted as inputs, each member scoring 1.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errWeightNotFloat = errors.New("ERR weight value is not a float")
+)
 
 func zsetAlgebraCommands() []*Command {
 	return []*Command{

@@ -1,8 +1,20 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"time"
+)
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errMonitorKeyspace  = replyError("ERR Replica can't interact with the keyspace")
+	errNotInMulti       = errors.New("ERR Command not allowed inside a transaction")
+	errScriptNotAllowed = errors.New("ERR This Redis command is not allowed from script")
+	// A script's redis.call is refused with texts of its own (scriptCall).
+	errScriptUnknownCommand    = errors.New("ERR Unknown Redis command called from script")
+	errScriptWriteFromReadOnly = errors.New("ERR Write commands are not allowed from read-only scripts.")
+	errScriptWrongArity        = errors.New("ERR Wrong number of args calling Redis command from script")
 )
 
 // Dispatch is the one door every command passes, from a socket (resp/),
@@ -14,7 +26,8 @@ import (
 //	(DEBUG), authentication, commands refused inside MULTI, ACL
 //	permissions, keys in different slots (cluster mode, cmd_cluster.go),
 //	OOM, MISCONF (guards.go), subscribed RESP2 context, a MONITOR
-//	client's keyspace commands, BUSY (guards.go), pause, MULTI queueing,
+//	client's keyspace commands, LOADING (loading.go), BUSY (guards.go),
+//	pause, MULTI queueing,
 //	waiting for a running script;
 //	for scripts: lookup and arity with their own texts, noscript
 //	commands, ACL permissions, writes from read-only scripts, MISCONF
@@ -107,6 +120,11 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	}
 	if s.Monitoring() && cmd.Flags&(FlagMayReplicate|FlagWrite|FlagReadonly) != 0 {
 		e.reject(s, cmd, args, w, errMonitorKeyspace) // monitor.go
+		return cmd
+	}
+	// The keyspace is still loading (loading.go).
+	if err := e.loadingRefusal(cmd); err != nil {
+		e.reject(s, cmd, args, w, err)
 		return cmd
 	}
 	// A script past busy-reply-threshold holds the engine lock: refuse at
@@ -212,7 +230,7 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 	default:
 		// The Call lives in the pooled Tx and the body is a plain
 		// function, so running a command allocates nothing here.
-		tx := e.txPool.Get().(*Tx)
+		tx := e.getTx()
 		tx.client = s
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.mayBlock(), Tx: tx}
 		tx.callW, tx.callStart = w, start
@@ -257,7 +275,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	case c.Tx == nil:
 		c.Cmd.Handler(c)
 	case e.fenceRefuses(c.Tx, c.Cmd, c.Args, c.W): // restart fence (fence.go)
-	case c.Tx.write && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
+	case c.Tx.Writable() && c.Cmd.Flags.Has(FlagDenyOOM) && !e.tokensReserved(c.W):
 	default:
 		c.Cmd.Handler(c)
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lockredis/lockredis/keyspace"
+)
 
 // TestEmptyStoredCollection is the first crash FuzzCorruptStoredValue
 // found (testdata/fuzz/FuzzCorruptStoredValue/70e9851741060701: the raw
@@ -22,13 +26,21 @@ func TestEmptyStoredCollection(t *testing.T) {
 		{"l\xff\xff\xff\xff\xff\xff\xff\xff", cmd("LPOP", "k"), "(nil)"},
 		{"z\xff\xff\xff\xff\xff\xff\xff\xff", cmd("ZADD", "k", "1", "m"), "(integer) 1"},
 	} {
-		te.Do(true, 0, func(tx *Tx) {
-			if _, _, err := tx.bt.Set(storeKey(0, []byte("k")), tt.raw, nil); err != nil {
-				t.Fatal(err)
-			}
-		})
+		plant(t, te.Engine, "k", tt.raw)
 		if got := te.do(tt.args...).String(); got != tt.want {
 			t.Errorf("%q on %q: got %s, want %s", tt.args, tt.raw, got, tt.want)
 		}
+	}
+}
+
+// plant stores raw as the stored bytes of key in database 0, as a damaged
+// append-only file would load them, through the keyspace's Apply.
+func plant(t *testing.T, e *Engine, key, raw string) {
+	t.Helper()
+	err := e.Keyspace().Apply(&keyspace.ChangeBatch{Changes: []keyspace.Change{
+		{Kind: keyspace.ChangePut, Key: key, Raw: raw},
+	}})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,10 @@
 package engine
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/lockredis/lockredis/keyspace"
+)
 
 // hashObj is a decoded hash. Entries keep insertion order, which is what
 // Redis returns for listpack hashes (HGETALL, HKEYS, HSCAN); deleted
@@ -110,7 +114,7 @@ func hashFieldExpiry(payload string) int64 {
 	if len(payload) < 2 || payload[0]&encFieldTTL == 0 {
 		return 0
 	}
-	at, n := uvarintString(payload[1:])
+	at, n := keyspace.UvarintString(payload[1:])
 	if n == 0 {
 		return 0
 	}

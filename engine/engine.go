@@ -1,19 +1,19 @@
-// Package engine is lockredis's keyspace: typed values with millisecond
-// expiry on top of buntdb, the engine-owned clock, the active expiry
-// sweeper and the command table. It knows nothing of sockets, Lua or
-// subscriptions; those packages register commands here and implement the
-// small interfaces the engine calls through.
+// Package engine is lockredis's command layer, on top of the keyspace core
+// (package keyspace): the command table and the one dispatcher, sessions,
+// the command families, the lock queue, blocking, ACL, client tracking,
+// cluster emulation and the server's statistics and operations. It knows
+// nothing of sockets, Lua or subscriptions; those packages register
+// commands here and implement the small interfaces the engine calls
+// through.
 package engine
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/buntdb"
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // Version is the Redis version lockredis reports (INFO, HELLO).
@@ -105,19 +105,18 @@ type Stats struct {
 	PubsubMessages  atomic.Int64
 	ProtocolErrors  atomic.Int64
 	ExpireCycleRuns atomic.Int64
+
+	aofFsync histogram // how long the AOF's fsyncs took (StatsSnapshot)
 }
 
-// Engine is one server's keyspace and command table. Many engines can live
-// in one process; they share nothing.
+// Engine is one server's command layer over its keyspace. Many engines can
+// live in one process; they share nothing.
 type Engine struct {
 	cfg   Config
-	db    *buntdb.DB
+	ks    *keyspace.Store
 	Clock *Clock
 	Table *Table
 	Stats Stats
-
-	keys     []atomic.Int64 // stored keys per database
-	volatile []atomic.Int64 // stored keys with an expiry per database
 
 	publisher     Publisher
 	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
@@ -133,19 +132,12 @@ type Engine struct {
 	listening   atomic.Int32
 	watches     watchRegistry
 	blocks      blockRegistry
-	expiries    expiryQueue  // volatile keys by expiry; under the exclusive lock
 	tracker     tracker      // client-side caching (tracking.go)
 	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
 	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
 	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
 	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
 	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
-
-	// fieldExpiries: hashes with field expiries, by their earliest one
-	// (hashttl_sweep.go); under the exclusive lock.
-	fieldExpiries expiryQueue
-
-	activeExpireOff atomic.Bool // the sweeper is off (SetActiveExpire)
 
 	pause pauseState
 	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
@@ -157,24 +149,11 @@ type Engine struct {
 	clients   map[int64]*Session
 	nextID    atomic.Int64
 
-	// Ordering of after-commit effects (see commit).
-	afterSeq  atomic.Uint64
-	afterMu   sync.Mutex
-	afterCond *sync.Cond
-	afterDone uint64
-
-	persist   *persister     // nil when the keyspace is in memory (persist.go)
-	fence     *fence         // the restart fence (fence.go)
 	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
-	functions functionsState // persistence, INFO and BUSY of functions (functions_store.go)
+	functions functionsState // INFO and BUSY of functions (functions.go)
 	acl       aclState       // ACL users and log (acl.go)
-	tokens    tokenCounter   // fencing tokens (token.go)
-	changes   changeState    // change listener, Apply's states, follower (changes.go)
 
-	txPool  sync.Pool
 	started time.Time
-	stop    chan struct{}
-	wg      sync.WaitGroup
 	closed  atomic.Bool
 
 	// The Go API's test controls: the source of random picks (Seed,
@@ -184,13 +163,28 @@ type Engine struct {
 	forcedErr atomic.Pointer[string]
 }
 
-// New opens the keyspace and starts the expiry sweeper.
+// New opens the keyspace, loads it and starts the expiry sweeper: Open
+// and Load in one call.
 func New(cfg Config) (*Engine, error) {
+	e, err := Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Load(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Open makes an engine whose keyspace is not loaded yet: the settings are
+// checked, the restart fence decided and the commands registered, so a
+// server can accept clients while Load reads a large file; until Load
+// returns they get LOADING for every command Redis refuses while loading
+// (dispatch.go, guards.go). Close releases the engine, loaded or not.
+func Open(cfg Config) (*Engine, error) {
 	if cfg.Databases == 0 {
 		cfg.Databases = 16
-	}
-	if cfg.Databases < 1 || cfg.Databases > 256 {
-		return nil, fmt.Errorf("databases must be between 1 and 256, got %d", cfg.Databases)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = NewClock()
@@ -198,115 +192,84 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, string, ...any) {}
 	}
-	path := cfg.Path
-	if cfg.AppendOnly {
-		if cfg.AppendFilename == "" {
-			cfg.AppendFilename = "appendonly.aof"
-		}
-		path = filepath.Join(cfg.Dir, cfg.AppendFilename)
-	}
-	if err := checkPersistConfig(&cfg); err != nil { // persist.go
-		return nil, err
-	}
 	netInit, err := parseNetParams(cfg.Params) // protect.go
 	if err != nil {
 		return nil, err
 	}
-	// fence.go: lock Dir, read the last run's marker, mark this one running.
-	fnc, err := newFence(cfg, path, cfg.Logf)
-	if err != nil {
-		return nil, err
-	}
-	started := false
-	defer func() {
-		if !started {
-			fnc.release()
-		}
-	}()
-	if path == "" {
-		path = ":memory:"
-	} else if err := persistPrepare(path, cfg.Logf); err != nil {
-		// persist.go: a torn tail is cut here, a corrupt middle refused.
-		return nil, err
-	}
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	var bc buntdb.Config
-	if err := db.ReadConfig(&bc); err != nil {
-		db.Close()
-		return nil, err
-	}
-	// buntdb must never expire anything itself: expiry lives in our values.
-	bc.OnExpired = nil
-	bc.OnExpiredSync = nil
-	// persist.go owns fsync and rewrites (see there).
-	bc.SyncPolicy = buntdb.Never
-	bc.AutoShrinkDisabled = true
-	if err := db.SetConfig(bc); err != nil {
-		db.Close()
-		return nil, err
-	}
 	e := &Engine{
-		cfg:      cfg,
-		db:       db,
-		Clock:    cfg.Clock,
-		Table:    newTable(),
-		keys:     make([]atomic.Int64, cfg.Databases),
-		volatile: make([]atomic.Int64, cfg.Databases),
-		clients:  make(map[int64]*Session),
-		started:  time.Now(),
-		stop:     make(chan struct{}),
-		scans:    newScanCache(),
-		fence:    fnc,
-		cluster:  newClusterState(cfg),
+		Clock:   cfg.Clock,
+		Table:   newTable(),
+		clients: make(map[int64]*Session),
+		started: time.Now(),
+		scans:   newScanCache(),
+		cluster: newClusterState(cfg),
 	}
-	if err := e.initGuards(&cfg); err != nil { // guards.go
-		db.Close()
+	ks, err := keyspace.Open(keyspace.Config{
+		Databases: cfg.Databases, Clock: cfg.Clock, Path: cfg.Path, Logf: cfg.Logf,
+		Dir: cfg.Dir, AppendOnly: cfg.AppendOnly, AppendFsync: cfg.AppendFsync,
+		AppendFilename: cfg.AppendFilename, RestartFence: cfg.RestartFence,
+		MaxLockTTL: cfg.MaxLockTTL, Restore: cfg.Restore,
+		NewTxHooks:  e.newTx,
+		FieldExpiry: hashFieldExpiry, // encoding_hash.go
+		RandIntN:    e.randIntN,      // random.go
+		ExpiredKeys: &e.Stats.ExpiredKeys,
+		OnSweep: func(d time.Duration) {
+			e.Stats.ExpireCycleRuns.Add(1)
+			e.LatencySample("expire-cycle", d.Milliseconds())
+		},
+		OnFsync: func(policy string, d time.Duration) {
+			e.latencyFsync(policy, d) // cmd_latency.go
+			e.Stats.aofFsync.add(d)   // statsnapshot.go
+		},
+	})
+	if err != nil {
 		return nil, err
+	}
+	// What the keyspace settled (defaults, the fsync policy's case).
+	kc := ks.Config()
+	cfg.Databases, cfg.AppendFsync, cfg.AppendFilename = kc.Databases, kc.AppendFsync, kc.AppendFilename
+	e.cfg, e.ks = cfg, ks
+	if err := e.init(cfg, netInit); err != nil {
+		ks.Close() // not loaded: writes no clean-stop marker
+		return nil, err
+	}
+	return e, nil
+}
+
+// Load reads the keyspace (the append-only file, or Config.Restore),
+// logging its progress and showing it in INFO persistence, then starts
+// persistence and the expiry sweeper (keyspace.Store.Load), and indexes the
+// lock sessions it holds. It runs once, after Open; after an error the
+// engine must be closed.
+func (e *Engine) Load() error {
+	if err := e.ks.Load(); err != nil {
+		return err
+	}
+	e.locks.loadSessions() // lock_session.go: the sessions the keyspace holds
+	return nil
+}
+
+// init sets up the command layer's parts once the keyspace is open.
+func (e *Engine) init(cfg Config, netInit netSettings) error {
+	if err := e.initGuards(&cfg); err != nil { // guards.go
+		return err
 	}
 	if err := e.initOutputLimits(cfg.Params); err != nil { // outbuf.go
-		db.Close()
-		return nil, err
+		return err
 	}
-	e.afterCond = sync.NewCond(&e.afterMu)
 	e.initACL()
 	e.net.set(netInit)
-	e.txPool.New = func() any {
-		tx := &Tx{e: e, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
-		tx.runFn = tx.run
-		return tx
-	}
-	var lastToken uint64
-	if path == ":memory:" {
-		if lastToken, err = restore(db, cfg.Restore); err != nil { // snapshot.go
-			db.Close()
-			return nil, err
-		}
-	}
-	maxToken, err := e.countKeys()
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if fnc.path != "" {
-		e.tokens.reserve = fnc.reserveTokens
-	}
-	e.tokens.start(max(fnc.tokensReserved, lastToken), maxToken)
 	e.blocks.e = e
 	e.tracker.init(e)
 	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
 		n, ok := ParseInt([]byte(v))
 		if !ok || n < 0 {
-			db.Close()
-			return nil, fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v)
+			return fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v)
 		}
 		e.tracker.maxKeys.Store(n)
 	}
 	if err := e.initOps(); err != nil { // ops.go
-		db.Close()
-		return nil, err
+		return err
 	}
 	e.addListener(&e.watches, false)
 	e.addListener(&e.blocks, true)
@@ -314,66 +277,22 @@ func New(cfg Config) (*Engine, error) {
 	e.addListener(&e.locks, true) // after blocks: sees keys already handed over
 	e.registerBuiltins()
 	e.execCmd = e.Table.Get([]byte("exec"))
-	if path != ":memory:" {
-		if e.persist, err = newPersister(e, path, cfg.AppendFsync); err != nil {
-			db.Close()
-			return nil, err
-		}
-		e.persist.start()
-	}
-	e.locks.loadSessions() // lock_session.go
-	e.wg.Add(1)
-	go e.sweeper()
-	started = true
-	return e, nil
+	return nil
 }
 
-// countKeys initialises the per-database counters and the expiry queue
-// from what was loaded, and finds the largest fencing token it holds.
-func (e *Engine) countKeys() (maxToken uint64, err error) {
-	err = e.db.View(func(bt *buntdb.Tx) error {
-		return bt.Ascend("", func(k, v string) bool {
-			if len(k) == 0 || int(k[0]) >= len(e.keys) {
-				return true
-			}
-			e.keys[k[0]].Add(1)
-			e.guards.dataset.Add(itemMemory(k, v))
-			if at := expireAtOf(v); at != 0 {
-				e.volatile[k[0]].Add(1)
-				e.expiries.add(at, k)
-			}
-			if at := storedFieldExpiry(v); at != 0 {
-				e.fieldExpiries.add(at, k)
-			}
-			maxToken = max(maxToken, tokenOf(v))
-			return true
-		})
-	})
-	return maxToken, err
-}
-
-// Close stops the sweeper and closes the keyspace (flushing it to disk).
+// Close stops the lock timers and the sweeper, and closes the keyspace
+// (flushing it to disk).
 func (e *Engine) Close() error {
 	if !e.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	close(e.stop)
 	e.locks.close()
-	e.wg.Wait()
-	if e.persist != nil {
-		e.persist.close() // waits for a rewrite, fsyncs, releases waiters
-	}
-	// A clean stop records the last token handed out, so the next run
-	// resumes right after it instead of after the whole reserved range.
-	if e.tokens.reserve != nil {
-		e.fence.tokensReserved = e.tokens.next - 1
-	}
-	ferr := e.fence.stop() // the clean-stop marker (fence.go)
-	if err := e.db.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return e.ks.Close()
 }
+
+// Keyspace is the engine's keyspace core: change notification, Apply,
+// snapshots and the follower switch for replication (keyspace/changes.go).
+func (e *Engine) Keyspace() *keyspace.Store { return e.ks }
 
 // Config returns the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
@@ -421,165 +340,18 @@ func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, 
 // shared otherwise. A panic in fn rolls the transaction back and is
 // re-raised after the engine lock is released.
 func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
-	e.do(e.txPool.Get().(*Tx), write, db, fn)
+	e.do(e.getTx(), write, db, fn)
 }
 
+// getTx takes a transaction from the keyspace's pool, with its command
+// context (tx.go).
+func (e *Engine) getTx() *Tx { return e.ks.Get().Hooks().(*Tx) }
+
+// do runs tx (from getTx) with the body fn (keyspace.Store.Run says in
+// what order the hooks of tx.go run around it).
 func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
-	tx.write = write
-	tx.DB = db
 	tx.body = fn
-	tx.recording = write && !tx.applying && e.changes.listener.Load() != nil
-	// Persistence bookkeeping (persist.go): an fsync must cover this commit.
-	tx.alwaysSync = write && e.persist != nil && e.persist.policy == FsyncAlways
-	var err error
-	if write {
-		err = e.db.Update(tx.runFn)
-	} else {
-		err = e.db.View(tx.runFn)
-	}
-	if err != nil && !errors.Is(err, errRollback) {
-		e.Logf("warning", "transaction failed: %v", err)
-	}
-	if write && e.persist != nil && !errors.Is(err, errRollback) && (err != nil || tx.wroteAOF) {
-		// Only a commit that wrote tells whether the disk takes writes.
-		e.persist.setWriteErr(err)
-		if err != nil && tx.retractable {
-			// buntdb rolled back what the handler replied about.
-			e.replaceWithDiskError(tx.callW, tx.replyMark, err)
-		}
-	}
-	e.commit(tx, err == nil)
-	if len(tx.found) > 0 {
-		e.expireAfterRead(tx) // before the reply: see there
-	}
-	if tx.readBy != nil {
-		// Keys a tracking client read, recorded after the deletions of
-		// what the read found expired (tracking.go, rememberCall).
-		e.tracker.remember(tx.readBy, tx.readKeys)
-	}
-	if err == nil {
-		if tx.maxTTL > 0 {
-			e.fence.grant(tx.maxTTL, e.cfg.Logf) // durable before the reply
-		}
-		if tx.alwaysSync && tx.wroteAOF {
-			// Group commit: the reply waits for an fsync covering it.
-			e.persist.waitDurable()
-		}
-	}
-	panicked := tx.panicked
-	tx.reset()
-	e.txPool.Put(tx)
-	if panicked != nil {
-		panic(panicked)
-	}
-}
-
-// run is the buntdb transaction function of every Do; the Tx keeps it as a
-// method value (runFn) so that passing it allocates nothing.
-func (tx *Tx) run(bt *buntdb.Tx) (err error) {
-	e := tx.e
-	defer func() {
-		if r := recover(); r != nil {
-			tx.panicked = r
-			err = errRollback
-		}
-	}()
-	tx.bt = bt
-	if tx.at.IsZero() {
-		tx.Now = e.Clock.Now()
-	} else {
-		tx.Now = tx.at // Apply runs at its batch's time
-	}
-	tx.Ms = tx.Now.UnixMilli()
-	tx.body(tx)
-	if tx.rollback {
-		return errRollback
-	}
-	if tx.write {
-		// Blocked clients are served after the command, as by Redis's
-		// handleClientsBlockedOnKeys: what they raise reaches a RESP3
-		// client subscribed to its own events after its whole reply.
-		if tx.call.S != nil {
-			tx.clientCall = &tx.call
-		}
-		tx.notifyTouched()
-		tx.clientCall = nil
-		for _, ent := range tx.expiring {
-			e.expiries.add(ent.at, ent.bkey)
-			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
-		}
-		for _, ent := range tx.fieldExpiring {
-			e.fieldExpiries.add(ent.at, ent.bkey)
-		}
-	}
-	if tx.recording {
-		tx.closeBatch() // changes.go
-	}
-	if len(tx.after) > 0 || tx.batch != nil {
-		// Number the transaction while it still holds the lock, so
-		// that effects run after commit in commit order.
-		tx.seq = e.afterSeq.Add(1)
-	}
-	return nil
-}
-
-// commit applies a finished transaction's effects: counters, and the
-// functions queued with After (PUBLISH deliveries), which run only if it
-// committed, and in the order transactions committed.
-//
-// A ChangeListener (changes.go) is told of the transaction's batch first,
-// in the same order; the wait it returns runs between the two, so that
-// waiting for one batch holds back neither the next batch's Committed nor
-// anything but this transaction's own effects (and, to keep their order,
-// those of later transactions).
-func (e *Engine) commit(tx *Tx, ok bool) {
-	if tx.seq != 0 {
-		e.afterMu.Lock()
-		for e.changes.listenDone != tx.seq-1 {
-			e.afterCond.Wait()
-		}
-		var wait func()
-		if ok && tx.batch != nil {
-			if l := e.changes.listener.Load(); l != nil {
-				wait = (*l).Committed(tx.batch)
-			}
-		}
-		e.changes.listenDone = tx.seq
-		if wait != nil {
-			e.afterCond.Broadcast()
-			e.afterMu.Unlock()
-			wait()
-			e.afterMu.Lock()
-		}
-		for e.afterDone != tx.seq-1 {
-			e.afterCond.Wait()
-		}
-		if ok {
-			for _, fn := range tx.after {
-				fn()
-			}
-		}
-		e.afterDone = tx.seq
-		e.afterCond.Broadcast()
-		e.afterMu.Unlock()
-	}
-	if !ok {
-		return
-	}
-	for i, d := range tx.keyDelta {
-		if d != 0 {
-			e.keys[i].Add(d)
-		}
-		if v := tx.volDelta[i]; v != 0 {
-			e.volatile[i].Add(v)
-		}
-	}
-	if tx.expired > 0 {
-		e.Stats.ExpiredKeys.Add(tx.expired)
-	}
-	if tx.memDelta != 0 {
-		e.guards.dataset.Add(tx.memDelta)
-	}
+	e.ks.Run(tx.Tx, write, db, nil)
 }
 
 // Register adds commands to the table.

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"testing"
 	"time"
 )
@@ -30,6 +29,17 @@ func wrapTestEngine(t *testing.T, e *Engine) *testEngine {
 	s.Authenticated = true
 	e.AddSession(s)
 	return &testEngine{t: t, Engine: e, s: s}
+}
+
+// openEngine opens an engine on cfg with one session; it is closed when the
+// test ends.
+func openEngine(t *testing.T, cfg Config) *testEngine {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wrapTestEngine(t, e)
 }
 
 // do runs a command the way a connection does (through Dispatch) and
@@ -115,25 +125,5 @@ func TestSweepRemovesExpiredKeys(t *testing.T) {
 	te.run([]step{{cmd("DBSIZE"), "(integer) 2"}})
 	if got := te.Stats.ExpiredKeys.Load(); got != 2 {
 		t.Fatalf("expired_keys = %d", got)
-	}
-}
-
-// The expiry queue hands entries back in time order.
-func TestExpiryQueueOrder(t *testing.T) {
-	var q expiryQueue
-	for i, at := range []int64{50, 10, 40, 10, 30, 20, 60, 5} {
-		q.add(at, string(rune('a'+i)))
-	}
-	var got []int64
-	for {
-		e, ok := q.popDue(55)
-		if !ok {
-			break
-		}
-		got = append(got, e.at)
-	}
-	want := []int64{5, 10, 10, 20, 30, 40, 50}
-	if fmt.Sprint(got) != fmt.Sprint(want) || len(q) != 1 || q[0].at != 60 {
-		t.Fatalf("popped %v, left %v", got, q)
 	}
 }

@@ -168,52 +168,6 @@ func TestLazyExpiryInsideExec(t *testing.T) {
 	}
 }
 
-// A read deletes what it found expired in a write transaction after its
-// own: only if the key is still stored with the expiry that was found.
-// expireFound is driven directly here, as if another client had written
-// the key between the two transactions.
-func TestExpireFoundLeavesChangedKeys(t *testing.T) {
-	const found = 1700000000100 // the expiry the read found passed
-	for _, tc := range []struct {
-		name   string
-		write  []string // what happened to k in between
-		ahead  time.Duration
-		exists bool
-	}{
-		{"unchanged", nil, time.Second, false},
-		{"deleted", cmd("DEL", "k"), time.Second, false},
-		{"re-created without TTL", cmd("SET", "k", "new"), time.Second, true},
-		{"re-created with another expiry, also passed", cmd("SET", "k", "new", "PXAT", "1700000000050"), time.Second, true},
-		{"given a new TTL", cmd("PEXPIREAT", "k", "1700000100000"), time.Second, true},
-		{"clock set back before the expiry", nil, -time.Second, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			te := newLazyExpiryEngine(t)
-			te.do("SET", "k", "v", "PXAT", strconv.FormatInt(found, 10))
-			if tc.write != nil {
-				te.do(tc.write...)
-			}
-			te.Clock.FastForward(tc.ahead) // from 1700000000000
-			before := te.do("DBSIZE").Int
-			te.Do(true, 0, func(tx *Tx) {
-				tx.found = append(tx.found, expiryEntry{found, storeKey(0, []byte("k"))})
-				tx.expireFound()
-			})
-			stored := te.do("DBSIZE").Int == 1
-			if stored != tc.exists {
-				t.Fatalf("k stored after expireFound: %v, want %v (DBSIZE before %d)", stored, tc.exists, before)
-			}
-			wantExpired := "0"
-			if before == 1 && !stored {
-				wantExpired = "1"
-			}
-			if got := te.expiredKeys(); got != wantExpired {
-				t.Errorf("expired_keys = %s, want %s", got, wantExpired)
-			}
-		})
-	}
-}
-
 // Clients reading the same expired key at once: it is deleted once and
 // counted once.
 func TestLazyExpiryConcurrentReaders(t *testing.T) {

@@ -1,14 +1,14 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // The server-state refusals of Redis 7.0's processCommand, in its order
@@ -29,6 +29,15 @@ import (
 // its first write (scriptVerifyOOM, scriptVerifyWriteCommandAllow): once it
 // wrote, it cannot be failed halfway.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	// errBusyFunction is Redis's shared.slowscripterr: the busy script is a
+	// function.
+	errBusyFunction = replyError("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
+	errBusyScript   = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+	errOOM          = replyError("OOM command not allowed when used memory > 'maxmemory'.")
+)
+
 // Defaults of the script limits.
 const (
 	DefaultBusyThreshold   = 5 * time.Second  // lua-time-limit, busy-reply-threshold
@@ -37,17 +46,11 @@ const (
 
 // Memory accounting. used_memory is not the Go heap (shared by every
 // engine of a process, full of garbage until the next GC, so a DEL would
-// not free anything until then): it is an estimate of the keyspace kept
-// exact at every commit, plus what an empty engine holds. The constants
-// were measured with runtime.MemStats.HeapAlloc after a GC, 100,000 keys
-// of 8 to 1000 bytes: 96 bytes per buntdb item beyond its key and encoded
-// value (item, btree slot, string headers), 28 more for a key with an
-// expiry (the expiry queue's entry), 135 KB for an empty engine.
-const (
-	itemOverhead     = 96
-	volatileOverhead = 32
-	engineBaseMemory = 128 << 10
-)
+// not free anything until then): it is the keyspace's estimate of itself
+// (keyspace/memory.go), kept exact at every commit, plus what an empty
+// engine holds (135 KB measured with runtime.MemStats.HeapAlloc after a
+// GC).
+const engineBaseMemory = 128 << 10
 
 // guards is the engine's state behind these checks.
 type guards struct {
@@ -55,7 +58,6 @@ type guards struct {
 	busyThreshold atomic.Int64 // ms
 	hardLimit     atomic.Int64 // ms, 0: never stopped
 	maxMemory     atomic.Int64 // bytes, 0: no limit
-	dataset       atomic.Int64 // estimated bytes of the keyspace
 	// gate: scripts holding the exclusive transaction, and the commands
 	// waiting for one to end or turn busy (waitForScript).
 	scriptsRunning atomic.Int32
@@ -274,7 +276,7 @@ func (e *Engine) SetScriptFlags(fn func(cmd *Command, args [][]byte) Flags) {
 }
 
 // UsedMemory is what maxmemory is compared with (INFO's used_memory).
-func (e *Engine) UsedMemory() int64 { return engineBaseMemory + e.guards.dataset.Load() }
+func (e *Engine) UsedMemory() int64 { return engineBaseMemory + e.ks.Dataset() }
 
 // MaxMemory is maxmemory in bytes, 0 for no limit.
 func (e *Engine) MaxMemory() int64 { return e.guards.maxMemory.Load() }
@@ -284,15 +286,6 @@ func (e *Engine) MaxMemory() int64 { return e.guards.maxMemory.Load() }
 func (e *Engine) outOfMemory() bool {
 	max := e.guards.maxMemory.Load()
 	return max > 0 && e.UsedMemory() > max
-}
-
-// itemMemory is the estimated memory of one stored item.
-func itemMemory(bkey, raw string) int64 {
-	n := int64(len(bkey) + len(raw) + itemOverhead)
-	if expireAtOf(raw) != 0 {
-		n += volatileOverhead
-	}
-	return n
 }
 
 // effectiveFlags are the flags processCommand judges a command by: EXEC's
@@ -379,32 +372,10 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 
 // diskError is the MISCONF reply while the append-only file cannot be
 // written or fsynced, "" when it can (or there is none).
-func (e *Engine) diskError() string {
-	if e.persist == nil {
-		return ""
-	}
-	if m := e.persist.misconf.Load(); m != nil {
-		return *m
-	}
-	return ""
-}
+func (e *Engine) diskError() string { return e.ks.DiskError() }
 
 // DiskError is the MISCONF reply write commands get now, "" when none.
-func (e *Engine) DiskError() string { return e.diskError() }
-
-// misconfMessage is Redis's writeCommandsGetDiskErrorMessage for the AOF.
-func misconfMessage(err error) string {
-	return "MISCONF Errors writing to the AOF file: " + strerror(err)
-}
-
-// errnoOf is err's errno, 0 when it has none (INFO's aof_last_write_errno).
-func errnoOf(err error) int {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return int(errno)
-	}
-	return 0
-}
+func (e *Engine) DiskError() string { return e.ks.DiskError() }
 
 // Retractor is a Writer that can take back the reply of a command that
 // has not been sent yet: a command whose write could not reach the disk
@@ -429,7 +400,7 @@ func (e *Engine) replaceWithDiskError(w Writer, mark uint64, err error) {
 	if !ok || !r.RetractReply(mark) {
 		return
 	}
-	msg := misconfMessage(err)
+	msg := keyspace.MisconfMessage(err)
 	e.CountError(msg)
 	w.Error(msg)
 }
@@ -458,4 +429,21 @@ func (r *Recorder) RetractReply(mark uint64) bool {
 // that declares writes without allow-oom.
 func (e *Engine) PreCommandOOM(s *Session) bool {
 	return s.preOOM && e.guards.maxMemory.Load() > 0
+}
+
+// errLoading is Redis's shared.loadingerr.
+var errLoading = replyError("LOADING Redis is loading the dataset in memory")
+
+// loadingRefusal is Redis's LOADING refusal: while Load runs, a command
+// without the loading flag is refused, and so is one that needs the
+// keyspace (Redis also lets WATCH, EXEC and DEBUG through; here they would
+// need the keyspace that is not there yet).
+func (e *Engine) loadingRefusal(cmd *Command) error {
+	if !e.ks.IsLoading() {
+		return nil
+	}
+	if cmd.Flags.Has(FlagLoading) && cmd.Flags.Has(FlagNoKeyspace) {
+		return nil
+	}
+	return errLoading
 }

@@ -327,7 +327,7 @@ func grantPermit(tx *Tx, key []byte, owner string, ttl, permits int64) uint64 {
 	storeZset(tx, key, z, zexp)
 	tx.Notify(NotifyZset, "zadd", key)
 	tx.Notify(NotifyGeneric, "expire", key)
-	tok := tx.e.tokens.take(tx.e.cfg.Logf)
+	tok := tx.TakeToken() // a holder of its own in a key that exists
 	pk := permitsKey(string(key))
 	meta, mexp, _ := loadHash(tx, pk, false)
 	if meta == nil {

@@ -1,8 +1,7 @@
 package engine
 
 import (
-	"math"
-	"math/bits"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -45,6 +44,15 @@ import (
 // holder deadline), running a write transaction that expires what is due
 // and serves the queue, so the hand-over does not wait for the next sweep
 // or the next client. Session keys get one too (lock_session.go).
+
+// Error replies of the lock queue's grants.
+var errNoSession = replyError("ERR no such session")
+
+// errPermitsDiffer answers a request naming another count of permits than
+// the semaphore's holders did.
+func errPermitsDiffer(n int64) error {
+	return fmt.Errorf("ERR PERMITS differs from the %d the holders of this semaphore named", n)
+}
 
 // lockMode is what a request asks for on each of its keys.
 type lockMode uint8
@@ -434,7 +442,7 @@ func (r *lockRegistry) waitEnded(tx *Tx, w *lockWaiter, why endReason) {
 	default:
 		r.stats.waitAborts.Add(1)
 	}
-	if len(headed) == 0 || r.e.Follower() {
+	if len(headed) == 0 || r.e.ks.Follower() {
 		return
 	}
 	if tx != nil {
@@ -461,7 +469,7 @@ func (r *lockRegistry) serveKeys(tx *Tx, keys []dbKey) {
 // serve grants the lock at k to its waiters that can have it now, head
 // first, inside tx; it stops at the first that cannot.
 func (r *lockRegistry) serve(tx *Tx, k dbKey) {
-	if r.e.Follower() {
+	if r.e.ks.Follower() {
 		return
 	}
 	saved := tx.DB
@@ -682,7 +690,7 @@ func nextDeadline(tx *Tx, k dbKey) int64 {
 // armKey sets, moves or stops the timer of key k: while clients wait for
 // it (or it is a session key), at its next deadline.
 func (r *lockRegistry) armKey(tx *Tx, k dbKey) {
-	if r.e.Follower() {
+	if r.e.ks.Follower() {
 		return
 	}
 	at := int64(0)
@@ -731,7 +739,7 @@ func (r *lockRegistry) armKey(tx *Tx, k dbKey) {
 func (r *lockRegistry) fire(k dbKey, at int64) {
 	r.closeMu.RLock()
 	defer r.closeMu.RUnlock()
-	if r.closed || r.e.Follower() {
+	if r.closed || r.e.ks.Follower() {
 		return
 	}
 	handedOver := false
@@ -778,12 +786,13 @@ func (r *lockRegistry) fireDue() {
 	}
 }
 
-// handOverExpired is Tx.GetIn's hook for a key it just found expired (and
-// deleted, in a write transaction): if clients wait for the key, the first
-// is granted it now, before the command that looked can see it free.
-// It reports whether it ran the queue; GetIn then reads the key again.
+// handOverExpired is Tx.GetIn's hook (HandOver) for a key it just found
+// expired and deleted in a write transaction: if clients wait for the key,
+// the first is granted it now, before the command that looked can see it
+// free. It reports whether it ran the queue; GetIn then reads the key
+// again.
 func (tx *Tx) handOverExpired(db int, key []byte) bool {
-	if !tx.write || tx.iterating || tx.handingOver || tx.passive() || tx.e.listening.Load() == 0 {
+	if tx.handingOver || tx.e.listening.Load() == 0 {
 		return false
 	}
 	k := dbKey{db, string(key)}
@@ -823,65 +832,6 @@ func (r *lockRegistry) heldCounts() (keys, holders int) {
 		holders += len(m)
 	}
 	return len(r.held), holders
-}
-
-// histogram counts durations in logarithmic buckets (four per power of
-// two of microseconds), so that its memory is fixed and a quantile is
-// known within 19%.
-type histogram struct {
-	buckets [4 * 64]atomic.Int64
-}
-
-func histBucket(us uint64) int {
-	if us < 4 {
-		return int(us)
-	}
-	n := bits.Len64(us) - 1 // us is in [2^n, 2^(n+1))
-	return 4*n + int(us>>(n-2)&3)
-}
-
-// histUpper is the largest microsecond count of bucket i.
-func histUpper(i int) float64 {
-	if i < 4 {
-		return float64(i)
-	}
-	n := i / 4
-	return math.Ldexp(float64(4+i%4+1), n-2) - 1
-}
-
-func (h *histogram) add(d time.Duration) {
-	us := d.Microseconds()
-	if us < 0 {
-		us = 0
-	}
-	h.buckets[histBucket(uint64(us))].Add(1)
-}
-
-// quantile is the upper bound of the bucket holding quantile q, in
-// milliseconds; 0 when empty.
-func (h *histogram) quantile(q float64) float64 {
-	var total int64
-	for i := range h.buckets {
-		total += h.buckets[i].Load()
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := int64(math.Ceil(q * float64(total)))
-	var seen int64
-	for i := range h.buckets {
-		seen += h.buckets[i].Load()
-		if seen >= rank {
-			return histUpper(i) / 1000
-		}
-	}
-	return histUpper(len(h.buckets)-1) / 1000
-}
-
-func (h *histogram) reset() {
-	for i := range h.buckets {
-		h.buckets[i].Store(0)
-	}
 }
 
 // infoLocks is INFO's "# Locks" section.

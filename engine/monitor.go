@@ -18,6 +18,11 @@ import "strconv"
 // command is flagged receives_pushes, so resp detaches the connection
 // before it runs.
 
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errMonitorDenyBlocking = replyError("ERR MONITOR isn't allowed for DENY BLOCKING client")
+)
+
 func monitorCommands() []*Command {
 	return []*Command{{Name: "monitor", Handler: cmdMonitor}}
 }

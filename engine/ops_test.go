@@ -296,12 +296,12 @@ func TestDebugGate(t *testing.T) {
 		{cmd("DEBUG", "ERROR", "MYERR boom"), "(error) MYERR boom"},
 		{cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"), "OK"},
 	})
-	if !te.activeExpireOff.Load() {
+	if te.Keyspace().ActiveExpire() {
 		t.Error("DEBUG SET-ACTIVE-EXPIRE 0 left the sweeper on")
 	}
 	te.do("DEBUG", "SET-ACTIVE-EXPIRE", "x1") // atoi: 0
 	te.do("DEBUG", "SET-ACTIVE-EXPIRE", "2")
-	if te.activeExpireOff.Load() {
+	if !te.Keyspace().ActiveExpire() {
 		t.Error("DEBUG SET-ACTIVE-EXPIRE 2 left the sweeper off")
 	}
 	if got := te.do("DEBUG", "OBJECT", "n").Str; !strings.HasPrefix(got, "Value at:0x") ||

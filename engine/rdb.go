@@ -73,7 +73,6 @@ const (
 
 var (
 	errBadDataFormat = errors.New("ERR Bad data format")
-	errDumpPayload   = errors.New("ERR DUMP payload version or checksum are wrong")
 )
 
 // ------------------------------------------------------------- writing

@@ -214,7 +214,7 @@ func scanKeys(c *Call, cursor uint64, pattern []byte, count int64, lookups bool,
 	var last string
 	examined := int64(0)
 	more := false
-	c.Tx.scanStored(db, from, func(key string, v Value, expired bool) bool {
+	c.Tx.ScanStored(db, from, func(key string, v Value, expired bool) bool {
 		if !strings.HasPrefix(key, b2s(prefix)) {
 			return false
 		}
@@ -223,7 +223,7 @@ func scanKeys(c *Call, cursor uint64, pattern []byte, count int64, lookups bool,
 			// but for their expiry: those MATCH lets through. With TYPE
 			// it looks them up, a keyspace miss.
 			if !usePattern || globString(pattern, key, false) {
-				c.Tx.foundExpired(db, StringBytes(key), v.ExpireAt)
+				c.Tx.FoundExpired(db, StringBytes(key), v.ExpireAt)
 				if lookups {
 					c.E.Stats.KeyspaceMisses.Add(1)
 					c.Tx.notifyKeyMiss(StringBytes(key))

@@ -1,24 +1,30 @@
 package engine
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"sort"
 	"strings"
 	"sync"
 )
 
-// commandsJSON describes every command lockredis registers: what Redis
+// The command specs describe every command lockredis registers: what Redis
 // 7.0's COMMAND INFO and COMMAND DOCS say of it (refreshed from a
 // redis-server by compat_test/gencommands), our own one-line summary, and
-// lockredis's internal flags. It is the only place a command's arity,
+// lockredis's internal flags. They are the only place a command's arity,
 // flags, keys and documentation are written down; the registration lists
-// in cmd_*.go (and luasvc, pubsub) only bind names to handlers.
+// only bind names to handlers. Each family's specs sit beside its code and
+// tests: engine/cmd_string.json for cmd_string.go's commands (one JSON
+// file per file that registers commands, named after it); the other
+// packages' in their own commands.json, which they parse with ParseSpecs
+// and register with Table.RegisterWith.
 //
-//go:embed commands.json
-var commandsJSON []byte
+//go:embed *.json
+var specFiles embed.FS
 
-// SpecData is one entry of commands.json, keyed there by full name ("get",
+// SpecData is one entry of a spec file, keyed there by full name ("get",
 // "client|setname"). The field names follow Redis's replies.
 type SpecData struct {
 	Summary         string      `json:"summary"` // ours, one sentence
@@ -121,23 +127,64 @@ func (ks *KeySpec) hasFlag(name string) bool {
 	return false
 }
 
-// specs parses commands.json once per process.
-var specs = sync.OnceValue(func() map[string]*Spec {
-	var data map[string]*SpecData
-	if err := json.Unmarshal(commandsJSON, &data); err != nil {
-		panic("engine: commands.json: " + err.Error())
+// Specs are the parsed specs of one or more spec files, keyed by full
+// name ("get", "client|setname").
+type Specs map[string]*Spec
+
+// Names lists the full names s describes, sorted.
+func (s Specs) Names() []string {
+	out := make([]string, 0, len(s))
+	for n := range s {
+		out = append(out, n)
 	}
-	out := make(map[string]*Spec, len(data))
-	for full, d := range data {
+	sort.Strings(out)
+	return out
+}
+
+// ParseSpecs reads one spec file into into, path naming it in errors.
+// Another package keeps the specs of the commands it registers in its own
+// file (luasvc, pubsub: their commands.json), parses it with ParseSpecs
+// and hands the result to RegisterWith, so nothing global collects them.
+// A name described twice, in one file or across files parsed into the
+// same Specs, is an error.
+func ParseSpecs(into Specs, path string, data []byte) error {
+	var parsed map[string]*SpecData
+	if err := json.Unmarshal(data, &parsed); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for full, d := range parsed {
+		if into[full] != nil {
+			return fmt.Errorf("%s: %s is described twice", path, full)
+		}
 		flags, err := parseFlags(d.RedisFlags, d.LockredisFlags)
 		if err != nil {
-			panic(fmt.Sprintf("engine: commands.json: %s: %v", full, err))
+			return fmt.Errorf("%s: %s: %w", path, full, err)
 		}
 		name := full
 		if _, sub, ok := strings.Cut(full, "|"); ok {
 			name = sub
 		}
-		out[full] = &Spec{Name: name, FullName: full, Flags: flags, SpecData: *d}
+		into[full] = &Spec{Name: name, FullName: full, Flags: flags, SpecData: *d}
+	}
+	return nil
+}
+
+// specs parses the engine's spec files once per process: they are
+// embedded, so this is a constant computed late, not state.
+var specs = sync.OnceValue(func() Specs {
+	names, err := fs.Glob(specFiles, "*.json")
+	if err != nil {
+		panic(err)
+	}
+	out := Specs{}
+	for _, n := range names {
+		b, err := specFiles.ReadFile(n)
+		if err != nil {
+			panic(err)
+		}
+		if err := ParseSpecs(out, "engine/"+n, b); err != nil {
+			panic("engine: " + err.Error())
+		}
 	}
 	return out
 })
@@ -146,14 +193,9 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 // ("get", "client|setname"), or nil.
 func LookupSpec(fullName string) *Spec { return specs()[fullName] }
 
-// SpecNames lists the full names commands.json describes.
-func SpecNames() []string {
-	var out []string
-	for n := range specs() {
-		out = append(out, n)
-	}
-	return out
-}
+// SpecNames lists the full names the engine's spec files describe (not
+// those of luasvc and pubsub, which have their own).
+func SpecNames() []string { return specs().Names() }
 
 func parseFlags(redis, ours []string) (Flags, error) {
 	var f Flags
@@ -183,7 +225,7 @@ func flagByName(names []flagName, n string) (Flags, bool) {
 	return 0, false
 }
 
-// NewSpec describes a command that commands.json does not have: a test's
+// NewSpec describes a command that no spec file has: a test's
 // own. keys, when given, are the first key, last key and step.
 func NewSpec(arity int, flags Flags, keys ...int) *Spec {
 	s := &Spec{Flags: flags}

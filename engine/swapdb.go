@@ -1,16 +1,9 @@
 package engine
 
+import "errors"
+
 // SWAPDB index1 index2 swaps the contents of two databases in one
-// exclusive transaction.
-//
-// The keyspace stores each key under its database number as first byte,
-// and the append-only file records those stored keys. SWAPDB rewrites the
-// keys of both databases under their new number: O(n) in the keys of the
-// two databases. An indirection table (logical database -> stored prefix)
-// would make the swap O(1), but every key lookup would pay for it and,
-// above all, the AOF would then need the table too, or a restart would
-// bring every key back in its old database; rewriting keeps the file
-// self-describing, and SWAPDB is rare on a lock server.
+// exclusive transaction (the keys move in keyspace/swap.go).
 //
 // As in Redis's dbSwapDatabases: WATCHed keys of either database are
 // broken when the key exists on either side (with Redis's rules for keys
@@ -18,6 +11,14 @@ package engine
 // served if the key now holds data they wait for, and values keep their
 // expiry and fencing token. Keys whose time has passed move too, as
 // Redis moves its dictionaries whole.
+
+// Error replies of this file's commands (errors.go has the shared ones).
+var (
+	errDBIndexRange    = replyError("ERR DB index is out of range")
+	errSwapDBFirst     = replyError("ERR invalid first DB index")
+	errSwapDBInCluster = errors.New("ERR SWAPDB is not allowed in cluster mode")
+	errSwapDBSecond    = replyError("ERR invalid second DB index")
+)
 
 func cmdSwapDB(c *Call) {
 	if c.E.cluster.enabled {
@@ -40,7 +41,7 @@ func cmdSwapDB(c *Call) {
 		return
 	}
 	if id1 != id2 {
-		c.Tx.swapDBs(int(id1), int(id2))
+		c.Tx.SwapDBs(int(id1), int(id2))
 	}
 	c.OK()
 }
@@ -52,73 +53,26 @@ func parseDBIndex(b []byte) (int64, bool) {
 	return n, ok && n >= -1<<31 && n < 1<<31
 }
 
-type storedItem struct{ bkey, raw string }
-
-// storedIn returns every stored item of db, expired or not.
-func (tx *Tx) storedIn(db int) []storedItem {
-	var out []storedItem
-	tx.bt.AscendGreaterOrEqual("", string([]byte{byte(db)}), func(k, v string) bool {
-		if len(k) == 0 || k[0] != byte(db) {
-			return false
-		}
-		out = append(out, storedItem{k, v})
-		return true
-	})
-	return out
+// Swapping and Swapped are the keyspace's hooks around SWAPDB's move
+// (keyspace/swap.go): WATCHes break before, blocked clients are served
+// after (not while applying a leader's changes: see keyspace.Apply).
+func (tx *Tx) Swapping(a, b int) {
+	if tx.e.listening.Load() > 0 {
+		tx.e.watches.dbSwapped(tx, a, b)
+		tx.e.watches.dbSwapped(tx, b, a)
+	}
 }
 
-// swapDBs exchanges the stored keys of databases a and b.
-func (tx *Tx) swapDBs(a, b int) {
-	e := tx.e
-	if e.listening.Load() > 0 {
-		e.watches.dbSwapped(tx, a, b)
-		e.watches.dbSwapped(tx, b, a)
-	}
-	tx.record(Change{Kind: ChangeSwapDB, DB: a, DB2: b})
-	tx.memoDrop()
-	defer tx.memoDrop() // the moves below write around it
-	ia, ib := tx.storedIn(a), tx.storedIn(b)
-	for _, it := range ia {
-		tx.bt.Delete(it.bkey)
-	}
-	for _, it := range ib {
-		tx.bt.Delete(it.bkey)
-	}
-	move := func(items []storedItem, to int) (vol int64) {
-		for _, it := range items {
-			nk := string(append([]byte{byte(to)}, it.bkey[1:]...))
-			if _, _, err := tx.bt.Set(nk, it.raw, nil); err != nil {
-				panic(err)
-			}
-			if at := expireAtOf(it.raw); at != 0 {
-				vol++
-				tx.expiring = append(tx.expiring, expiryEntry{at, nk})
-			}
-			if at := storedFieldExpiry(it.raw); at != 0 {
-				tx.fieldExpiring = append(tx.fieldExpiring, expiryEntry{at, nk})
-			}
-		}
-		return vol
-	}
-	va, vb := move(ia, b), move(ib, a)
-	na, nb := int64(len(ia)), int64(len(ib))
-	tx.keyDelta[a] += nb - na
-	tx.keyDelta[b] += na - nb
-	tx.volDelta[a] += vb - va
-	tx.volDelta[b] += va - vb
-	if len(ia)+len(ib) > 0 {
-		tx.wroteAOF = true
-	}
-	// Clients blocked on a key of either database may be served now
-	// (not while applying changes: see Apply).
-	if tx.applying {
+// Swapped is the hook after SWAPDB's move: see Swapping.
+func (tx *Tx) Swapped(a, b int) {
+	if tx.Applying() {
 		return
 	}
-	for _, k := range e.blocks.keysIn(a, b) {
-		e.blocks.keyTouched(tx, k)
+	for _, k := range tx.e.blocks.keysIn(a, b) {
+		tx.e.blocks.keyTouched(tx, k)
 	}
-	for _, k := range e.locks.keysIn(a, b) {
-		e.locks.serve(tx, k)
+	for _, k := range tx.e.locks.keysIn(a, b) {
+		tx.e.locks.serve(tx, k)
 	}
 }
 
@@ -144,10 +98,7 @@ func (r *blockRegistry) keysIn(a, b int) []dbKey {
 func (w *watchRegistry) dbSwapped(tx *Tx, emptied, replacedWith int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	stored := func(db int, key string) bool {
-		_, err := tx.bt.Get(tx.tmpKey(db, StringBytes(key)))
-		return err == nil
-	}
+	stored := func(db int, key string) bool { return tx.IsStored(db, StringBytes(key)) }
 	for k, set := range w.byKy {
 		if k.db != emptied {
 			continue
@@ -157,7 +108,7 @@ func (w *watchRegistry) dbSwapped(tx *Tx, emptied, replacedWith int) {
 		if !inEmptied && !inReplaced {
 			continue
 		}
-		replacedExpired := inReplaced && tx.storedButExpired(replacedWith, StringBytes(k.key))
+		replacedExpired := inReplaced && tx.StoredButExpired(replacedWith, StringBytes(k.key))
 		for ws := range set {
 			if ws.keys[k] { // watched while already expired
 				if !inReplaced {

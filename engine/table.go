@@ -7,7 +7,7 @@ import (
 )
 
 // Flags describe a command: Redis's flags (COMMAND INFO) and lockredis's
-// internal ones, read from commands.json.
+// internal ones, read from the spec files (spec.go).
 type Flags uint64
 
 const (
@@ -32,7 +32,7 @@ const (
 	FlagMovableKeys                       // keys found by a key count, not fixed positions
 	FlagAllowBusy                         // allowed while a script runs too long
 
-	// lockredis's own flags (commands.json's lockredis_flags).
+	// lockredis's own flags (the specs' lockredis_flags).
 	FlagMayReplicate   // may replicate although not a write (PUBLISH, EVAL): Redis has it, COMMAND INFO hides it
 	FlagNoKeyspace     // touches no key: runs without a keyspace transaction
 	FlagWriteTx        // needs an exclusive transaction without being a write command (EVAL, EXEC)
@@ -80,7 +80,7 @@ var flagNames = []flagName{
 	{FlagAllowBusy, "allow_busy"},
 }
 
-// lockredisFlagNames name our internal flags in commands.json.
+// lockredisFlagNames name our internal flags in the spec files.
 var lockredisFlagNames = []flagName{
 	{FlagMayReplicate, "may_replicate"},
 	{FlagNoKeyspace, "nokeyspace"},
@@ -116,7 +116,7 @@ type Handler func(c *Call)
 
 // Command is one entry of the command table: written once, it runs the
 // same from a socket, inside MULTI/EXEC and from redis.call. Its Spec
-// (arity, flags, keys, documentation) comes from commands.json by name.
+// (arity, flags, keys, documentation) comes from the spec files by name.
 type Command struct {
 	*Spec
 	Name    string // lower case; for a subcommand the part after '|'
@@ -224,20 +224,25 @@ func (t *Table) aclLookup(name string) *Command {
 	return cmd.Sub([]byte(sub))
 }
 
-// Register adds commands, replacing any of the same name. Other packages
-// register theirs here (luasvc the EVAL family, pubsub SUBSCRIBE...). A
-// command without its entry in commands.json is a programming error and
-// panics; a test command may bring its own Spec instead.
-func (t *Table) Register(cmds ...*Command) {
+// Register adds commands, replacing any of the same name, with their
+// specs from the engine's spec files. A command without a spec is a
+// programming error and panics; a test command may bring its own Spec
+// instead.
+func (t *Table) Register(cmds ...*Command) { t.RegisterWith(nil, cmds...) }
+
+// RegisterWith is Register for commands whose specs are in own (another
+// package's spec file: luasvc the EVAL family, pubsub SUBSCRIBE...) rather
+// than the engine's.
+func (t *Table) RegisterWith(own Specs, cmds ...*Command) {
 	for _, c := range cmds {
 		c.Name = strings.ToLower(c.Name)
-		c.Spec = attachSpec(c.Spec, c.Name, c.Name)
+		c.Spec = attachSpec(own, c.Spec, c.Name, c.Name)
 		c.aclID, c.aclCats = t.aclIDFor(c.FullName), aclCategoryBits(c.ACLCategories)
 		if len(c.Subcommands) > 0 {
 			c.subs = make(map[string]*Command, len(c.Subcommands))
 			for _, sc := range c.Subcommands {
 				sc.Name = strings.ToLower(sc.Name)
-				sc.Spec = attachSpec(sc.Spec, sc.Name, c.Name+"|"+sc.Name)
+				sc.Spec = attachSpec(own, sc.Spec, sc.Name, c.Name+"|"+sc.Name)
 				sc.parent = c
 				sc.aclID, sc.aclCats = t.aclIDFor(sc.FullName), aclCategoryBits(sc.ACLCategories)
 				c.subs[sc.Name] = sc
@@ -253,18 +258,21 @@ func (t *Table) Register(cmds ...*Command) {
 	t.aclMu.Unlock()
 }
 
-// attachSpec returns the spec of fullName from commands.json, or given
-// (a test's own) named after the command.
-func attachSpec(given *Spec, name, fullName string) *Spec {
+// attachSpec returns the spec of fullName from own or else the engine's
+// spec files, or given (a test's own) named after the command.
+func attachSpec(own Specs, given *Spec, name, fullName string) *Spec {
 	if given != nil {
 		s := *given
 		s.Name, s.FullName = name, fullName
 		return &s
 	}
+	if s := own[fullName]; s != nil {
+		return s
+	}
 	if s := LookupSpec(fullName); s != nil {
 		return s
 	}
-	panic("engine: command " + fullName + " is registered but has no entry in engine/commands.json (add it with compat_test/gencommands -add)")
+	panic("engine: command " + fullName + " is registered but has no spec (add it to the spec file beside its registration with compat_test/gencommands -add)")
 }
 
 // Get returns the top-level command named name (any case), or nil.

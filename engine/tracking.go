@@ -199,7 +199,7 @@ func (t *tracker) rememberCall(tx *Tx, s *Session, cmd *Command, args [][]byte) 
 	for _, r := range refs {
 		keys = append(keys, string(args[r.pos]))
 	}
-	if tx != nil && !tx.write {
+	if tx != nil && !tx.Writable() {
 		tx.readBy = s
 		tx.readKeys = append(tx.readKeys, keys...)
 		return

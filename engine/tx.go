@@ -3,174 +3,72 @@ package engine
 import (
 	"time"
 
-	"github.com/tidwall/buntdb"
+	"github.com/lockredis/lockredis/keyspace"
 )
 
-// Tx is one atomic unit of work on the keyspace: a command, a script or an
-// EXEC. It sees one frozen "now". Writes become visible to others, and their
-// effects (counters, deferred publishes) happen, only when it commits.
+// Tx is a command's transaction: the keyspace's transaction (reads,
+// writes, expiry, tokens: keyspace.Tx, whose methods it has) with what
+// the command layer keeps while it runs: the command and its caller, the
+// changed keys its listeners hear of, client tracking's bookkeeping. It is
+// the keyspace's TxHooks for its transaction: the methods under "Hooks"
+// are the keyspace calling up, never a handler's to call.
 type Tx struct {
-	e        *Engine
-	bt       *buntdb.Tx
-	write    bool
-	rollback bool
+	*keyspace.Tx
+	e *Engine
 
-	// Now is the frozen time of this unit of work, Ms the same in unix ms.
-	Now time.Time
-	Ms  int64
-	// DB is the database the current command works on.
-	DB int
-
-	keyBuf []byte
-	// memo is the stored item GetIn last looked up (memoKey's bytes, as
-	// buntdb keeps them, or memoFound false when there was none), so the
-	// next look at the same key skips buntdb's b-tree: a script's
-	// redis.calls, or a command's read before its write, keep going back
-	// to one key. Every write through this transaction updates it or
-	// drops it (memoWrote, memoDrop).
-	memoKey   []byte
-	memoRaw   string
-	memoFound bool
-	memoOK    bool
-	// readKey and readToken: the last key this write transaction read and
-	// its fencing token (token.go).
-	readKey   []byte
-	readToken uint64
-	keyDelta  []int64 // per-db change in key count, applied at commit
-	volDelta  []int64 // per-db change in keys with an expiry
-	expired   int64   // keys removed because they had expired
-	after     []func()
-	touched   []dbKey       // changed keys, recorded only while someone listens
-	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	seq       uint64        // order of this transaction's after-commit effects
-	// flushedAll: FlushAll ran in this transaction (see PutIn).
-	flushedAll bool
-	// found: expired keys a lookup met but could not delete, because the
-	// transaction is read-only or an iteration is under way (iterating).
-	// expireFound deletes them (see foundExpired).
-	found     []expiryEntry
-	iterating bool
-	// handingOver: handOverExpired is running the lock queue (lockqueue.go).
-	handingOver bool
-	// expiredAnnounced: the keys in found were announced "expired" by
-	// the read transaction that found them (expireAfterRead).
-	expiredAnnounced bool
-
-	// fieldExpiring: hashes whose earliest field expiry changed, queued
-	// for the sweeper at commit (hashttl_sweep.go).
-	fieldExpiring []expiryEntry
-
-	// quiet: the write under way is one Redis makes without signaling
-	// the key as modified (XACK, XREADGROUP...); its keys go to
-	// quietTouched, seen by blocked clients only (watch.go).
+	// touched: changed keys, recorded only while someone listens
+	// (watch.go). quiet: the write under way is one Redis makes without
+	// signaling the key as modified (XACK, XREADGROUP...); its keys go
+	// to quietTouched, seen by blocked clients only.
+	touched      []dbKey
 	quiet        bool
 	quietTouched []dbKey
+	// handingOver: HandOver is running the lock queue (lockqueue.go).
+	handingOver bool
 
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).
 	// bcastKeys are the changed keys under a BCAST prefix. readBy and
 	// readKeys: keys a tracking client read in this read transaction,
-	// recorded when it ends. flushing: FlushDB is removing keys one by
-	// one, which the flush already announced.
+	// recorded when it ends.
 	client    *Session
 	bcastKeys []string
 	readBy    *Session
 	readKeys  []string
-	flushing  bool
 	// clientCall is the client's command running now (EVAL for its
 	// script's redis.call).
 	clientCall *Call
 
-	// How Engine.do runs it (engine.go).
-	body       func(*Tx)
-	runFn      func(*buntdb.Tx) error // tx.run, bound once
-	call       Call                   // the command run opens this transaction for (dispatch.go)
-	callW      Writer                 // its writer and start time
-	callStart  time.Time
-	nested     []*Call // reused Calls of RunIn, by depth
-	depth      int
-	panicked   any
-	alwaysSync bool
-	// wroteAOF: the transaction changed an item, so buntdb's commit
-	// appends to the AOF when there is one (and, with appendfsync always,
-	// the reply waits for an fsync covering it).
-	wroteAOF bool
-	maxTTL   int64
-	// memDelta: change in the keyspace's estimated memory (guards.go),
-	// applied at commit. replyMark: where the command's reply began in
-	// its writer, when it can be retracted (retractable).
-	memDelta    int64
+	// How Engine.do runs it (engine.go, dispatch.go).
+	body      func(*Tx)
+	call      Call   // the command run opens this transaction for
+	callW     Writer // its writer and start time
+	callStart time.Time
+	nested    []*Call // reused Calls of RunIn, by depth
+	depth     int
+	// replyMark: where the command's reply began in its writer, when it
+	// can be retracted (retractable: guards.go).
 	replyMark   uint64
 	retractable bool
-
-	// Change notification (changes.go). recording: a ChangeListener
-	// listens, so the physical changes go to changes, which closeBatch
-	// turns into batch at commit. applying: Apply runs, at the time at.
-	recording bool
-	changes   []Change
-	batch     *ChangeBatch
-	applying  bool
-	at        time.Time
 }
 
-// Writable reports whether the transaction may write.
-func (tx *Tx) Writable() bool { return tx.write }
+// newTx is the keyspace's NewTxHooks: the command context of a new pooled
+// keyspace transaction.
+func (e *Engine) newTx(ktx *keyspace.Tx) keyspace.TxHooks {
+	return &Tx{Tx: ktx, e: e}
+}
 
-// Rollback discards every write of this transaction when it ends (used by
-// a script killed for running too long).
-func (tx *Tx) Rollback() { tx.rollback = true }
-
-// After queues fn to run once the transaction has committed, outside the
-// engine lock, in the order queued. A rolled-back transaction drops it.
-func (tx *Tx) After(fn func()) { tx.after = append(tx.after, fn) }
-
-func (tx *Tx) reset() {
-	tx.memoOK = false
-	tx.memoRaw = ""
-	tx.bt = nil
-	tx.readToken = 0
-	tx.rollback = false
-	tx.expired = 0
-	clear(tx.found) // drop the key strings for the GC
-	tx.found = tx.found[:0]
-	tx.iterating = false
-	tx.handingOver = false
-	tx.expiredAnnounced = false
-	tx.seq = 0
-	tx.flushedAll = false
-	tx.body = nil
-	tx.call = Call{}
-	tx.callW = nil
-	tx.depth = 0
-	tx.panicked = nil
-	tx.alwaysSync = false
-	tx.wroteAOF = false
-	tx.maxTTL = 0
-	tx.memDelta = 0
-	tx.replyMark, tx.retractable = 0, false
-	for i := range tx.keyDelta {
-		tx.keyDelta[i] = 0
-		tx.volDelta[i] = 0
+// GetType returns the value if it exists and has type t, WRONGTYPE if it
+// exists with another type.
+func (tx *Tx) GetType(key []byte, t Type) (Value, bool, error) {
+	v, ok := tx.Get(key)
+	if !ok {
+		return v, false, nil
 	}
-	for i := range tx.after {
-		tx.after[i] = nil
+	if v.Type != t {
+		return v, false, ErrWrongType
 	}
-	tx.after = tx.after[:0]
-	tx.touched = tx.touched[:0]
-	tx.quietTouched = tx.quietTouched[:0]
-	tx.expiring = tx.expiring[:0]
-	tx.fieldExpiring = tx.fieldExpiring[:0]
-	tx.client = nil
-	tx.bcastKeys = nil // kept by a queued broadcast until it ran
-	tx.readBy = nil
-	tx.readKeys = nil
-	tx.flushing = false
-	tx.clientCall = nil
-	tx.recording = false
-	tx.changes = nil
-	tx.batch = nil
-	tx.applying = false
-	tx.at = time.Time{}
+	return v, true, nil
 }
 
 // pushCall returns a Call for a command run inside this transaction, reused
@@ -189,405 +87,79 @@ func (tx *Tx) popCall() {
 	*tx.nested[tx.depth] = Call{}
 }
 
-// tmpKey is the buntdb key of key in db; valid until the next tmpKey call.
-// Only for reads: buntdb keeps the strings it is given on writes.
-func (tx *Tx) tmpKey(db int, key []byte) string {
-	tx.keyBuf = append(append(tx.keyBuf[:0], byte(db)), key...)
-	return b2s(tx.keyBuf)
+// Hooks (keyspace.TxHooks).
+
+// Body runs the transaction's body.
+func (tx *Tx) Body() { tx.body(tx) }
+
+// KeyTouched hears of a changed key. Tracking clients are told at once
+// (the change must invalidate what was read before it in the same
+// transaction, not what is read after it); the listeners at commit
+// (Committing).
+func (tx *Tx) KeyTouched(db int, key string) { tx.touch(db, key) }
+
+// Flushing tells the listeners that db (all if < 0) is about to be
+// emptied.
+func (tx *Tx) Flushing(db int) { tx.notifyFlush(db) }
+
+// KeyExpired raises "expired".
+func (tx *Tx) KeyExpired(db int, key []byte) { tx.NotifyDB(db, NotifyExpired, "expired", key) }
+
+// KeyCreated raises "new".
+func (tx *Tx) KeyCreated(db int, key []byte) { tx.notifyNew(db, key) }
+
+// HandOver runs the lock queue for a key a lookup just expired
+// (lockqueue.go).
+func (tx *Tx) HandOver(db int, key []byte) bool { return tx.handOverExpired(db, key) }
+
+// ExpireFields is the sweeper's turn for hash fields (hashttl_sweep.go).
+func (tx *Tx) ExpireFields(limit int) int { return tx.expireFieldsDue(limit) }
+
+// Committing serves the listeners of the keys the transaction changed,
+// still under the lock. Blocked clients are served after the command, as
+// by Redis's handleClientsBlockedOnKeys: what they raise reaches a RESP3
+// client subscribed to its own events after its whole reply.
+func (tx *Tx) Committing() {
+	if tx.call.S != nil {
+		tx.clientCall = &tx.call
+	}
+	tx.notifyTouched()
+	tx.clientCall = nil
 }
 
-// stored is buntdb's Get through the memo.
-func (tx *Tx) stored(bkey string) (string, bool) {
-	if tx.memoOK && string(tx.memoKey) == bkey {
-		return tx.memoRaw, tx.memoFound
-	}
-	raw, err := tx.bt.Get(bkey)
-	tx.memoWrote(bkey, raw, err == nil)
-	return raw, err == nil
-}
-
-// memoWrote records what bkey now holds (found false: nothing).
-func (tx *Tx) memoWrote(bkey, raw string, found bool) {
-	tx.memoKey = append(tx.memoKey[:0], bkey...)
-	tx.memoRaw, tx.memoFound, tx.memoOK = raw, found, true
-}
-
-// memoDrop forgets the memo: a write whose result it does not know.
-func (tx *Tx) memoDrop() { tx.memoOK, tx.memoRaw = false, "" }
-
-func storeKey(db int, key []byte) string {
-	b := make([]byte, 1+len(key))
-	b[0] = byte(db)
-	copy(b[1:], key)
-	return b2s(b)
-}
-
-// Get returns the live value of key in the current database. An expired key
-// is missing, and deleted as Redis does (see foundExpired).
-func (tx *Tx) Get(key []byte) (Value, bool) {
-	return tx.GetIn(tx.DB, key)
-}
-
-// GetIn is Get for another database. As in Redis, a key is live through
-// its expiry millisecond and gone after it (expired when now > expireAt).
-func (tx *Tx) GetIn(db int, key []byte) (Value, bool) {
-	bkey := tx.tmpKey(db, key)
-	raw, ok := tx.stored(bkey)
-	if !ok {
-		return Value{}, false
-	}
-	v := decodeValue(raw)
-	if v.ExpireAt != 0 && v.ExpireAt < tx.Ms {
-		tx.foundExpired(db, key, v.ExpireAt)
-		// A lock with waiters passes to the first of them as it expires
-		// (lockqueue.go): whoever looked sees the new holder.
-		if tx.handOverExpired(db, key) {
-			return tx.GetIn(db, key)
-		}
-		return Value{}, false
-	}
-	if tx.write {
-		tx.rememberToken(bkey, v.Token)
-	}
-	return v, true
-}
-
-// storedButExpired reports whether key is still stored in db although its
-// time has passed (Redis's keyIsExpired). It deletes nothing: WATCH and
-// EXEC look without expiring, as in Redis.
-func (tx *Tx) storedButExpired(db int, key []byte) bool {
-	raw, err := tx.bt.Get(tx.tmpKey(db, key))
-	if err != nil {
-		return false
-	}
-	exp := expireAtOf(raw)
-	return exp != 0 && exp < tx.Ms
-}
-
-// foundExpired is what a lookup does with a key whose time has passed
-// (Redis's expireIfNeeded): the key must be gone for every later command,
-// DBSIZE included. A write transaction deletes it at once. A read
-// transaction cannot, nor can anyone while buntdb iterates: the key is
-// recorded with its expiry, and expireFound deletes it after the iteration
-// or, for a read transaction, in a write transaction of its own that
-// Engine.do runs before the reply is sent.
-func (tx *Tx) foundExpired(db int, key []byte, at int64) {
-	if tx.passive() {
-		return // a follower's keys expire by its leader's batches
-	}
-	if tx.write && !tx.iterating {
-		tx.expireKey(storeKey(db, key))
-		return
-	}
-	bkey := storeKey(db, key)
-	if !tx.write {
-		// The "expired" event goes out now, in the order of the reader's
-		// other events (a "keymiss" follows it), once per key as in
-		// Redis, where the first lookup deleted it; expireAfterRead
-		// deletes it without another.
-		for _, ent := range tx.found {
-			if ent.bkey == bkey {
-				return
-			}
-		}
-		tx.NotifyDB(db, NotifyExpired, "expired", key)
-	}
-	tx.found = append(tx.found, expiryEntry{at, bkey})
-}
-
-// expireFound deletes the keys foundExpired recorded that are still stored
-// with the same expiry, which has passed: a key deleted, re-created or
-// given another TTL in between is not the key that was found expired.
-func (tx *Tx) expireFound() {
-	for _, ent := range tx.found {
-		raw, err := tx.bt.Get(ent.bkey)
-		if err == nil && expireAtOf(raw) == ent.at && ent.at < tx.Ms {
-			tx.expireKey(ent.bkey)
-		}
-	}
-	clear(tx.found)
-	tx.found = tx.found[:0]
-}
-
-// expireKey deletes a stored key because its time has passed, and raises
-// "expired" unless a read transaction already did (expiredAnnounced).
-func (tx *Tx) expireKey(bkey string) {
-	if tx.remove(bkey, int(bkey[0])) {
-		tx.keyExpired()
-		if !tx.expiredAnnounced {
-			tx.NotifyDB(int(bkey[0]), NotifyExpired, "expired", StringBytes(bkey[1:]))
-		}
+// CommitFailed: buntdb rolled back what the handler replied about.
+func (tx *Tx) CommitFailed(err error) {
+	if tx.retractable {
+		tx.e.replaceWithDiskError(tx.callW, tx.replyMark, err)
 	}
 }
 
-// keyExpired records that a key expired: deleted by expireKey (a lookup or
-// the sweeper), or overwritten by PutIn. Every expiry passes here once, so
-// expired_keys counts each key once.
-func (tx *Tx) keyExpired() { tx.expired++ }
+// Inherit: this transaction deletes what the reader's found expired, on
+// its command's behalf (tracking: NOLOOP).
+func (tx *Tx) Inherit(read keyspace.TxHooks) { tx.client = read.(*Tx).client }
 
-// pendingExpired is how many distinct keys of db this read transaction has
-// found expired and not yet deleted: counts of stored keys leave them out,
-// as they would be in Redis, where the lookup deleted them.
-func (tx *Tx) pendingExpired(db int) int64 {
-	if len(tx.found) == 0 {
-		return 0
-	}
-	seen := make(map[string]struct{}, len(tx.found))
-	for _, ent := range tx.found {
-		if int(ent.bkey[0]) == db {
-			seen[ent.bkey] = struct{}{}
-		}
-	}
-	return int64(len(seen))
-}
-
-// GetType returns the value if it exists and has type t, WRONGTYPE if it
-// exists with another type.
-func (tx *Tx) GetType(key []byte, t Type) (Value, bool, error) {
-	v, ok := tx.Get(key)
-	if !ok {
-		return v, false, nil
-	}
-	if v.Type != t {
-		return v, false, ErrWrongType
-	}
-	return v, true, nil
-}
-
-// Exists reports whether key is live in the current database.
-func (tx *Tx) Exists(key []byte) bool {
-	_, ok := tx.Get(key)
-	return ok
-}
-
-// Put stores v under key in the current database.
-func (tx *Tx) Put(key []byte, v Value) {
-	tx.PutIn(tx.DB, key, v)
-}
-
-// PutIn is Put for another database. A key that exists keeps its fencing
-// token; a new one (or one whose time had passed) takes the next token.
-func (tx *Tx) PutIn(db int, key []byte, v Value) {
-	bkey := storeKey(db, key)
-	var before string
-	var existed bool
-	if tx.flushedAll {
-		// After DeleteAll in the same transaction buntdb's Set no longer
-		// reports what it replaced: look first.
-		raw, err := tx.bt.Get(bkey)
-		before, existed = raw, err == nil
-	}
-	// One write in the usual cases: the token is known from the read that
-	// preceded it, or the key is new. A blind write over an existing key
-	// (SET without NX, MSET) writes again with the key's own token.
-	token, fresh := tx.tokenFor(bkey)
-	v.Token = token
-	enc := encodeValue(v)
-	prev, replaced, err := tx.bt.Set(bkey, enc, nil)
-	if err != nil {
-		panic(err) // only possible on a closed or read-only tx: a bug
-	}
-	tx.memoWrote(bkey, enc, true)
-	tx.wroteAOF = true
-	if tx.flushedAll {
-		prev, replaced = before, existed
-	}
-	live := replaced && !(expireAtOf(prev) != 0 && expireAtOf(prev) < tx.Ms)
-	switch {
-	case live && tokenOf(prev) != token:
-		v.Token = tokenOf(prev)
-		enc = encodeValue(v)
-		tx.bt.Set(bkey, enc, nil)
-		tx.memoWrote(bkey, enc, true)
-	case !live && !fresh:
-		v.Token = tx.e.tokens.take(tx.e.cfg.Logf)
-		enc = encodeValue(v)
-		tx.bt.Set(bkey, enc, nil)
-		tx.memoWrote(bkey, enc, true)
-	case !live:
-		tx.e.tokens.take(tx.e.cfg.Logf)
-	}
-	tx.rememberToken(bkey, v.Token)
-	tx.recordPut(bkey, enc)
-	tx.touch(db, bkey[1:])
-	tx.memDelta += itemMemory(bkey, enc)
-	if replaced {
-		tx.memDelta -= itemMemory(bkey, prev)
-	}
-	if !replaced {
-		tx.keyDelta[db]++
-	} else if at := expireAtOf(prev); at != 0 {
-		tx.volDelta[db]--
-		if at < tx.Ms {
-			// Overwriting a key whose time has passed: Redis's write
-			// lookup would have expired it first.
-			tx.keyExpired()
-			tx.NotifyDB(db, NotifyExpired, "expired", key)
-		}
-	}
-	if !live {
-		tx.notifyNew(db, key)
-	}
-	if v.ExpireAt != 0 {
-		tx.volDelta[db]++
-		tx.expiring = append(tx.expiring, expiryEntry{v.ExpireAt, bkey})
-	}
-	if v.Type == TypeHash {
-		tx.queueFieldExpiry(bkey, v.Payload, prev)
+// Finished records the keys a tracking client read, after the deletions
+// of what the read found expired (tracking.go, rememberCall).
+func (tx *Tx) Finished() {
+	if tx.readBy != nil {
+		tx.e.tracker.remember(tx.readBy, tx.readKeys)
 	}
 }
 
-// Delete removes key from the current database and reports whether a live
-// key was there.
-func (tx *Tx) Delete(key []byte) bool {
-	return tx.DeleteIn(tx.DB, key)
-}
-
-// DeleteIn is Delete for another database.
-func (tx *Tx) DeleteIn(db int, key []byte) bool {
-	if _, ok := tx.GetIn(db, key); !ok {
-		return false
-	}
-	tx.remove(storeKey(db, key), db)
-	return true
-}
-
-// remove deletes a stored item whatever its expiry, and reports whether
-// there was one.
-func (tx *Tx) remove(bkey string, db int) bool {
-	prev, err := tx.bt.Delete(bkey)
-	tx.memoWrote(bkey, "", false)
-	if err != nil {
-		return false
-	}
-	tx.wroteAOF = true
-	if db >= len(tx.keyDelta) {
-		return true
-	}
-	if !tx.flushing { // FlushDB records itself
-		tx.record(Change{Kind: ChangeDelete, DB: db, Key: bkey[1:]})
-	}
-	tx.memDelta -= itemMemory(bkey, prev)
-	tx.touch(db, bkey[1:])
-	tx.keyDelta[db]--
-	if expireAtOf(prev) != 0 {
-		tx.volDelta[db]--
-	}
-	return true
-}
-
-// Scan calls fn for each live key of db in key order, starting at the first
-// key >= from. fn returns false to stop. Keys must not be modified during
-// the scan; collect them and write afterwards. Expired keys are skipped and
-// stay stored: Redis 7.0's KEYS asks keyIsExpired, which deletes nothing.
-func (tx *Tx) Scan(db int, from []byte, fn func(key string, v Value) bool) {
-	tx.scanStored(db, from, func(key string, v Value, expired bool) bool {
-		return expired || fn(key, v)
-	})
-}
-
-// scanStored calls fn for every stored key of db in key order, expired
-// (its time has passed) or not, starting at the first key >= from; fn
-// returns false to stop. fn must not write, but may hand expired keys to
-// foundExpired: in a write transaction they are deleted when the
-// iteration ends.
-func (tx *Tx) scanStored(db int, from []byte, fn func(key string, v Value, expired bool) bool) {
-	pivot := string(append([]byte{byte(db)}, from...))
-	tx.iterating = true
-	tx.bt.AscendGreaterOrEqual("", pivot, func(k, raw string) bool {
-		if len(k) == 0 || k[0] != byte(db) {
-			return false
-		}
-		v := decodeValue(raw)
-		return fn(k[1:], v, v.ExpireAt != 0 && v.ExpireAt < tx.Ms)
-	})
-	tx.iterating = false
-	if tx.write {
-		tx.expireFound()
-	}
-}
-
-// FlushDB deletes every key of db.
-func (tx *Tx) FlushDB(db int) {
-	tx.notifyFlush(db)
-	tx.record(Change{Kind: ChangeFlushDB, DB: db})
-	var keys []string
-	tx.bt.AscendGreaterOrEqual("", string([]byte{byte(db)}), func(k, _ string) bool {
-		if len(k) == 0 || k[0] != byte(db) {
-			return false
-		}
-		keys = append(keys, k)
-		return true
-	})
-	// The flush already told listeners; do not report each key again.
-	saved := tx.touched
-	tx.flushing = true
-	for _, k := range keys {
-		tx.remove(k, db)
-	}
-	tx.flushing = false
-	tx.touched = saved
-}
-
-// FlushAll deletes every key of every database.
-func (tx *Tx) FlushAll() {
-	tx.notifyFlush(-1)
-	tx.record(Change{Kind: ChangeFlushAll})
-	keep := tx.keepFunctions() // functions_store.go
-	tx.memoDrop()
-	if err := tx.bt.DeleteAll(); err != nil {
-		panic(err)
-	}
-	keep()
-	tx.wroteAOF = true
-	tx.e.expiries.reset()
-	tx.expiring = tx.expiring[:0]
-	tx.e.fieldExpiries.reset()
-	tx.fieldExpiring = tx.fieldExpiring[:0]
-	tx.flushedAll = true
-	for i := range tx.keyDelta {
-		tx.keyDelta[i] = -tx.e.keys[i].Load()
-		tx.volDelta[i] = -tx.e.volatile[i].Load()
-	}
-	tx.memDelta = -tx.e.guards.dataset.Load()
-}
-
-// KeyCount is the number of stored keys in db (expired keys no lookup has
-// met yet included, as Redis's DBSIZE), as of this transaction.
-func (tx *Tx) KeyCount(db int) int64 {
-	return tx.e.keys[db].Load() + tx.keyDelta[db] - tx.pendingExpired(db)
-}
-
-// VolatileCount is the number of stored keys with an expiry in db.
-func (tx *Tx) VolatileCount(db int) int64 {
-	return tx.e.volatile[db].Load() + tx.volDelta[db] - tx.pendingExpired(db)
-}
-
-// RandomKey returns a random live key of db, or false when db is empty.
-// Like Redis's dbRandomKey it deletes the expired keys it meets on the way.
-func (tx *Tx) RandomKey(db int) (string, bool) {
-	n := tx.KeyCount(db)
-	if n <= 0 {
-		return "", false
-	}
-	var found string
-	ok := false
-	firstLive := func(key string, v Value, expired bool) bool {
-		if expired {
-			tx.foundExpired(db, StringBytes(key), v.ExpireAt)
-			return true
-		}
-		found, ok = key, true
-		return false
-	}
-	// Walk from a random key found by a random prefix; fall back to the
-	// first live key. Uniformity is not required by Redis either.
-	for try := 0; try < 5 && !ok; try++ {
-		pivot := []byte{byte(tx.e.randIntN(256)), byte(tx.e.randIntN(256))}
-		tx.scanStored(db, pivot, firstLive)
-	}
-	if !ok {
-		tx.scanStored(db, nil, firstLive)
-	}
-	return found, ok
+// Reset clears the command context for the next transaction.
+func (tx *Tx) Reset() {
+	tx.handingOver = false
+	tx.body = nil
+	tx.call = Call{}
+	tx.callW = nil
+	tx.depth = 0
+	tx.replyMark, tx.retractable = 0, false
+	tx.touched = tx.touched[:0]
+	tx.quiet = false
+	tx.quietTouched = tx.quietTouched[:0]
+	tx.client = nil
+	tx.bcastKeys = nil // kept by a queued broadcast until it ran
+	tx.readBy = nil
+	tx.readKeys = nil
+	tx.clientCall = nil
 }

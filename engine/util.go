@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"errors"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
-	"syscall"
 	"unsafe"
 )
 
@@ -272,17 +270,4 @@ func StringBytes(s string) []byte {
 // keep the string.
 func b2s(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// strerror is what C's strerror says of err's errno ("No space left on
-// device": Go spells the same texts in lower case); errors without an
-// errno keep their own text.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		if msg := errno.Error(); msg != "" {
-			return strings.ToUpper(msg[:1]) + msg[1:]
-		}
-	}
-	return err.Error()
 }

@@ -127,7 +127,7 @@ func (tx *Tx) touch(db int, key string) {
 		}
 		return
 	}
-	if tx.e.tracker.active() && !tx.flushing {
+	if tx.e.tracker.active() {
 		tx.e.tracker.keyChanged(tx, key)
 	}
 	if tx.e.listening.Load() == 0 {
@@ -136,8 +136,8 @@ func (tx *Tx) touch(db int, key string) {
 	tx.touched = append(tx.touched, dbKey{db, key})
 }
 
-// notifyTouched runs at the end of a write transaction, still under the
-// engine lock, so that a listener's view (a dirty WATCH) is settled before
+// notifyTouched runs at the end of a write transaction (Committing),
+// still under the engine lock, so that a listener's view (a dirty WATCH) is settled before
 // any other transaction starts.
 func (tx *Tx) notifyTouched() {
 	if len(tx.touched) == 0 && len(tx.quietTouched) == 0 {
@@ -153,7 +153,7 @@ func (tx *Tx) notifyTouched() {
 			k := tx.touched[i]
 			i++
 			for _, l := range ls {
-				if !(l.acts && tx.applying) {
+				if !(l.acts && tx.Applying()) {
 					l.keyTouched(tx, k)
 				}
 			}
@@ -161,7 +161,7 @@ func (tx *Tx) notifyTouched() {
 		}
 		k := tx.quietTouched[j]
 		j++
-		if !tx.applying {
+		if !tx.Applying() {
 			tx.e.blocks.serve(tx, k)
 		}
 	}
@@ -179,7 +179,7 @@ func (tx *Tx) notifyFlush(db int) {
 	ls := tx.e.listeners
 	tx.e.listenersMu.Unlock()
 	for _, l := range ls {
-		if !(l.acts && tx.applying) {
+		if !(l.acts && tx.Applying()) {
 			l.dbFlushed(tx, db)
 		}
 	}

@@ -145,8 +145,8 @@ func Register(e *engine.Engine, opts Options) *Service {
 		replyTableLimit: maxReplyTables,
 	}
 	s.funcs.set = newLibSet()
-	e.Register(s.commands()...)
-	e.Register(s.functionCommands()...)
+	e.Table.RegisterWith(Specs(), s.commands()...)
+	e.Table.RegisterWith(Specs(), s.functionCommands()...)
 	s.bySHA = map[*engine.Command]bool{
 		e.Table.Get([]byte("evalsha")): true, e.Table.Get([]byte("evalsha_ro")): true,
 	}
@@ -155,7 +155,7 @@ func Register(e *engine.Engine, opts Options) *Service {
 	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
 	e.SetFunctionCount(s.funcs.counts)
-	s.loadStoredFunctions()
+	e.AfterLoad(s.loadStoredFunctions) // the libraries the keyspace holds
 	return s
 }
 

@@ -11,7 +11,7 @@ import (
 // publisher.
 func Register(e *engine.Engine, h *Hub) {
 	e.SetPublisher(h)
-	e.Register(
+	e.Table.RegisterWith(Specs(),
 		&engine.Command{Name: "subscribe", Handler: h.subscribeCmd(kindChannel, "subscribe")},
 		&engine.Command{Name: "psubscribe", Handler: h.subscribeCmd(kindPattern, "psubscribe")},
 		&engine.Command{Name: "ssubscribe", Handler: h.subscribeCmd(kindShard, "ssubscribe")},

@@ -228,6 +228,8 @@ func applyDirective(cfg *config, name string, args []string) error {
 		}
 	case "pidfile":
 		cfg.pidfile, err = one()
+	case "metrics-bind":
+		cfg.metricsBind, err = one()
 	case "client-output-buffer-limit":
 		if len(args) == 0 || len(args)%4 != 0 {
 			return fmt.Errorf("wrong number of arguments for %q", name)
@@ -370,6 +372,7 @@ func overlay(file, cli config, fs *pflag.FlagSet) config {
 	set("cluster-enabled", func() { out.clusterEnabled = cli.clusterEnabled })
 	set("supervised", func() { out.supervised = cli.supervised })
 	set("pidfile", func() { out.pidfile = cli.pidfile })
+	set("metrics-bind", func() { out.metricsBind = cli.metricsBind })
 	// Limits add up class by class: the command line's come after the file's.
 	out.outputLimits = append(append([]string(nil), file.outputLimits...), cli.outputLimits...)
 	for _, n := range cli.ignoredNames() {

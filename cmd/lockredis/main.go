@@ -69,6 +69,7 @@ type config struct {
 	// clusterEnabled: cluster-enabled, the single-node cluster emulation
 	// (engine/cmd_cluster.go).
 	clusterEnabled bool
+	metricsBind    string // host:port of /metrics, /healthz, /readyz (metrics.go); "" off
 	// ignored are the accepted-and-ignored directives given, with their
 	// values (CONFIG GET reports those it knows).
 	ignored map[string]string
@@ -221,6 +222,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			"cluster-enabled":           yesNo(cfg.clusterEnabled),
 			"supervised":                cfg.supervised,
 			"pidfile":                   cfg.pidfile,
+			"metrics-bind":              cfg.metricsBind,
 		},
 		// SHUTDOWN closes the server; then this process exits.
 		OnShutdown: func(err error) { shutdownDone <- err },
@@ -249,6 +251,18 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		addr += " (tls " + strings.Join(opts.TLSAddrs, " ") + ")"
 	}
 	srv := lockredis.NewServer(opts)
+	if cfg.metricsBind != "" {
+		// Before Start: a long load shows in /metrics and /readyz.
+		m, err := startMetrics(cfg.metricsBind, srv, logf)
+		if err != nil {
+			logf("warning", "Can't start: %v", err)
+			if cfg.logfile != "" {
+				fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			}
+			return 1
+		}
+		defer m.Close()
+	}
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
 		// the terminal too when the log goes to a file.
@@ -354,6 +368,7 @@ func newFlagSet(cfg *config, stderr io.Writer) (fs *pflag.FlagSet, version, help
 	fs.StringVar(&cfg.enableDebug, "enable-debug-command", cfg.enableDebug, "no|yes|local: who may run DEBUG (local: loopback and unix socket clients)")
 	fs.StringVar(&cfg.enableModule, "enable-module-command", cfg.enableModule, "no|yes|local: who may run MODULE LOAD/LOADEX/UNLOAD (lockredis loads no modules: they fail as Redis's do)")
 	fs.StringVar(&cfg.notifyEvents, "notify-keyspace-events", cfg.notifyEvents, "keyspace event classes to publish, as redis.conf's letters (KEA, Ex...; empty: none)")
+	fs.StringVar(&cfg.metricsBind, "metrics-bind", cfg.metricsBind, "host:port serving Prometheus metrics (/metrics), /healthz and /readyz over HTTP (empty: off)")
 	registerDirectiveFlags(fs, cfg) // conffile.go
 	version = fs.BoolP("version", "v", false, "print the version and exit")
 	help = fs.BoolP("help", "h", false, "print this help and exit")
@@ -427,7 +442,7 @@ func validate(cfg *config) error {
 	if cfg.maxLockTTL <= 0 {
 		return fmt.Errorf("--max-lock-ttl must be positive, got %s", cfg.maxLockTTL)
 	}
-	return nil
+	return checkMetricsBind(cfg.metricsBind) // metrics.go
 }
 
 // bindFlag reads --bind "127.0.0.1 -::1": the addresses of one value,

@@ -18,7 +18,7 @@ RPORT=${RPORT:-16381}
 LPORT=${LPORT:-16382}
 work=$(mktemp -d)
 bin=$work/lockredis
-go build -o "$bin" ./cmd/lockredis
+go -C cmd/lockredis build -o "$bin" .
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

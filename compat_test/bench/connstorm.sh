@@ -19,7 +19,7 @@ work=$(mktemp -d)
 bin=${LOCKREDIS:-}
 if [ -z "$bin" ]; then
 	bin=$work/lockredis
-	go build -o "$bin" ./cmd/lockredis
+	go -C cmd/lockredis build -o "$bin" .
 fi
 ulimit -n "$(ulimit -Hn)"
 pids=()

@@ -33,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$ROOT" && go build -o "$tmp/lockredis" ./cmd/lockredis)
+go -C "$ROOT/cmd/lockredis" build -o "$tmp/lockredis" .
 (cd "$ROOT/compat_test" && go build -o "$tmp/floor" ./bench/floor)
 
 names=("redis-server" "redcon no-op" "redcon + buntdb" "lockredis")

@@ -45,7 +45,7 @@ wait_ping() {
 }
 
 start_pair() {
-	(cd "$ROOT" && go build -o "$tmp/lockredis" ./cmd/lockredis)
+	go -C "$ROOT/cmd/lockredis" build -o "$tmp/lockredis" .
 	redis_port=$(free_port)
 	redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize no >"$tmp/redis.log" 2>&1 &
 	redis_pid=$!

@@ -27,7 +27,7 @@ free_port() {
 }
 
 tmp=$(mktemp -d)
-(cd "$ROOT" && go build -o "$tmp/lockredis" ./cmd/lockredis)
+go -C "$ROOT/cmd/lockredis" build -o "$tmp/lockredis" .
 (cd "$ROOT/compat_test" && go build -o "$tmp/lockwait" ./bench/lockwait)
 
 RPORT=$(free_port)

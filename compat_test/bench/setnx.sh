@@ -10,7 +10,7 @@ P=${2:-1}
 RPORT=${RPORT:-16379}
 LPORT=${LPORT:-16380}
 bin=$(mktemp -d)/lockredis
-go build -o "$bin" ./cmd/lockredis
+go -C cmd/lockredis build -o "$bin" .
 redis-server --port "$RPORT" --save '' --appendonly no --daemonize no --loglevel warning >/dev/null &
 rpid=$!
 "$bin" --port "$LPORT" --dir "$(dirname "$bin")" --loglevel warning >/dev/null &

@@ -1,12 +1,16 @@
-// Command gencommands refreshes engine/commands.json from a running
-// redis-server (the reference, 7.0): for every command already in the file,
-// and every name given with -add, it asks COMMAND INFO and COMMAND DOCS and
-// rewrites the structural fields (arity, flags, key specs, ACL categories,
-// tips, group, since, complexity, history, arguments). The summary and the
-// lockredis_flags are ours and stay as they are; so does an entry the
-// server does not know (a command newer than the server, written by hand).
+// Command gencommands refreshes command spec files (engine/cmd_*.json,
+// one per file that registers commands, and luasvc's and pubsub's
+// commands.json) from a running redis-server (the reference, 7.0): for
+// every command already in a file it is given, and every name given with
+// -add (into the file -to names), it asks COMMAND INFO and COMMAND DOCS
+// and rewrites the structural fields (arity, flags, key specs, ACL
+// categories, tips, group, since, complexity, history, arguments). The
+// summary and the lockredis_flags are ours and stay as they are; so does
+// an entry the server does not know (a command newer than the server,
+// written by hand).
 //
-//	cd compat_test && go run ./gencommands -addr 127.0.0.1:PORT -out ../engine/commands.json
+//	cd compat_test && go run ./gencommands -addr 127.0.0.1:PORT ../engine/*.json ../luasvc/commands.json ../pubsub/commands.json
+//	cd compat_test && go run ./gencommands -addr 127.0.0.1:PORT -to ../engine/cmd_string.json -add getex
 package main
 
 import (
@@ -33,26 +37,22 @@ func (a *addList) Set(s string) error { *a = append(*a, strings.ToLower(s)); ret
 
 func main() {
 	addr := flag.String("addr", "", "redis-server address, host:port")
-	out := flag.String("out", "../engine/commands.json", "the commands file to refresh")
+	to := flag.String("to", "", "the spec file -add writes to (refreshed too)")
 	var add addList
 	flag.Var(&add, "add", "a command (\"get\", \"client|setname\") to add; repeatable")
 	flag.Parse()
 	if *addr == "" {
 		log.Fatal("gencommands: -addr is required")
 	}
-
-	specs := map[string]*engine.SpecData{}
-	if old, err := os.ReadFile(*out); err == nil {
-		if err := json.Unmarshal(old, &specs); err != nil {
-			log.Fatalf("gencommands: %s: %v", *out, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		log.Fatal(err)
+	if len(add) > 0 && *to == "" {
+		log.Fatal("gencommands: -add needs -to, the spec file beside the command's registration")
 	}
-	for _, name := range add {
-		if specs[name] == nil {
-			specs[name] = &engine.SpecData{}
-		}
+	files := flag.Args()
+	if *to != "" {
+		files = append(files, *to)
+	}
+	if len(files) == 0 {
+		log.Fatal("gencommands: no spec file given")
 	}
 
 	conn, err := net.Dial("tcp", *addr)
@@ -65,6 +65,30 @@ func main() {
 		log.Fatalf("gencommands: HELLO 3: %v", err)
 	}
 
+	for _, path := range files {
+		var extra []string
+		if path == *to {
+			extra = add
+		}
+		refresh(c, path, extra)
+	}
+}
+
+// refresh rewrites one spec file, adding the entries named by add.
+func refresh(c *client, path string, add []string) {
+	specs := map[string]*engine.SpecData{}
+	if old, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(old, &specs); err != nil {
+			log.Fatalf("gencommands: %s: %v", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		log.Fatal(err)
+	}
+	for _, name := range add {
+		if specs[name] == nil {
+			specs[name] = &engine.SpecData{}
+		}
+	}
 	for name, spec := range specs {
 		info, err := c.do("COMMAND", "INFO", name)
 		if err != nil {
@@ -89,7 +113,7 @@ func main() {
 	if err := enc.Encode(specs); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

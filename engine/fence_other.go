@@ -1,9 +1,0 @@
-//go:build !unix
-
-package engine
-
-import "os"
-
-// lockDir does nothing where flock is missing: one server per dir is then
-// the operator's business.
-func lockDir(dir string) (*os.File, bool, error) { return nil, false, nil }

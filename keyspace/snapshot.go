@@ -1,0 +1,273 @@
+package keyspace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Snapshot is the keyspace of an in-memory store, kept by the Go API's
+// Restart so that a restarted embedded server finds its data, as a
+// redis-server restarted with persistence does. It also carries the
+// fencing token counter: tokens only grow, also across restarts, and the
+// largest token of the stored keys is not enough (a deleted key's token
+// must not be handed out again).
+type Snapshot struct {
+	data      []byte
+	nextToken uint64
+}
+
+// Snapshot copies the keyspace of an in-memory store; it fails for one
+// whose keyspace is a file (restart it from the file instead).
+func (s *Store) Snapshot() (*Snapshot, error) {
+	if s.persist != nil {
+		return nil, errors.New("keyspace: the keyspace is a file")
+	}
+	var buf bytes.Buffer
+	if err := s.db.Save(&buf); err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{data: buf.Bytes()}
+	// Read after Save: a token handed out meanwhile is counted too.
+	err := s.db.View(func(*buntdb.Tx) error {
+		snap.nextToken = s.tokens.next
+		return nil
+	})
+	return snap, err
+}
+
+// restore loads snap into a new in-memory keyspace, before Load counts
+// the keys, and returns the last token it had handed out. wrap counts
+// what is read (loading.go).
+func restore(db *buntdb.DB, snap *Snapshot, wrap func(io.Reader) io.Reader) (lastToken uint64, err error) {
+	if snap == nil {
+		return 0, nil
+	}
+	if err := db.Load(wrap(bytes.NewReader(snap.data))); err != nil {
+		return 0, err
+	}
+	return snap.nextToken - 1, nil
+}
+
+// The snapshot stream (WriteSnapshot, RestoreSnapshot): everything the
+// replicated state holds, for Raft snapshots and for a follower that must
+// rebuild. It is the magic line, then the header and records in the binary
+// form of a change batch (changes.go):
+//
+//	"lockredis-snapshot 1\n"
+//	nextToken (uvarint) | time (zigzag varint, unix ms)
+//	change...   put for every stored key, functions when there are
+//	            libraries, state for every registered StateHandler
+//	0           (one zero byte: the end)
+const snapshotMagic = "lockredis-snapshot 1\n"
+
+var errBadSnapshot = errors.New("keyspace: malformed snapshot")
+
+// WriteSnapshot writes the whole state to w: every database's keys with
+// their stored bytes, the function libraries, the fencing-token counter
+// and the registered states, as of one moment (it reads them in one read
+// transaction and writes them after it, so writers wait only for the
+// copy of references, not for w).
+func (s *Store) WriteSnapshot(w io.Writer) error {
+	var items []storedItem
+	var functions string
+	var hasFunctions bool
+	var next uint64
+	var at int64
+	var states []Change
+	var serr error
+	s.Do(false, 0, func(tx *Tx) {
+		next, at = s.tokens.next, tx.Ms
+		tx.bt.Ascend("", func(k, v string) bool {
+			switch {
+			case k == functionsKey:
+				functions, hasFunctions = v, true
+			case int(k[0]) < s.Databases():
+				items = append(items, storedItem{k, v})
+			}
+			return true
+		})
+		for _, name := range s.stateNames() {
+			p, err := s.stateHandler(name).SaveState()
+			if err != nil {
+				serr = fmt.Errorf("keyspace: state %q: %w", name, err)
+				return
+			}
+			states = append(states, Change{Kind: ChangeState, Key: name, Raw: string(p)})
+		}
+	})
+	if serr != nil {
+		return serr
+	}
+	bw := bufio.NewWriter(w)
+	p := []byte(snapshotMagic)
+	p = binary.AppendUvarint(p, next)
+	p = binary.AppendVarint(p, at)
+	write := func(c *Change) error {
+		p = appendChange(p[:0], c)
+		_, err := bw.Write(p)
+		return err
+	}
+	if _, err := bw.Write(p); err != nil {
+		return err
+	}
+	for _, it := range items {
+		c := Change{Kind: ChangePut, DB: int(it.bkey[0]), Key: it.bkey[1:], Raw: it.raw}
+		if err := write(&c); err != nil {
+			return err
+		}
+	}
+	if hasFunctions {
+		if err := write(&Change{Kind: ChangeFunctions, Raw: functions}); err != nil {
+			return err
+		}
+	}
+	for i := range states {
+		if err := write(&states[i]); err != nil {
+			return err
+		}
+	}
+	if err := bw.WriteByte(0); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// RestoreSnapshot replaces the whole state with what WriteSnapshot wrote,
+// in one write transaction run at the snapshot's time, as Apply runs a
+// batch: every database is emptied, the keys, the function libraries
+// (none when the snapshot has none) and every registered state (empty
+// when the snapshot lacks it) are replaced, and the token counter rises
+// to the snapshot's (never falls). Listeners above the core see the
+// flush and the keys, the ChangeListener nothing. A malformed snapshot
+// changes nothing.
+func (s *Store) RestoreSnapshot(r io.Reader) error {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return errBadSnapshot
+	}
+	next, err := binary.ReadUvarint(br)
+	if err != nil {
+		return errBadSnapshot
+	}
+	at, err := binary.ReadVarint(br)
+	if err != nil {
+		return errBadSnapshot
+	}
+	var rerr error
+	tx := s.Get()
+	tx.applying = true
+	tx.at = time.UnixMilli(at)
+	s.Run(tx, true, 0, func(tx *Tx) {
+		rerr = tx.restoreSnapshot(br, next)
+		if rerr != nil {
+			tx.Rollback()
+		}
+	})
+	if rerr == nil {
+		s.functionsApplied()
+	}
+	return rerr
+}
+
+// restoreSnapshot is RestoreSnapshot's body, after the header.
+func (tx *Tx) restoreSnapshot(br *bufio.Reader, next uint64) error {
+	s := tx.s
+	tx.FlushAll()
+	tx.PutFunctions(nil)
+	restored := map[string]bool{}
+	for {
+		c, err := readChange(br)
+		if err != nil {
+			return err
+		}
+		switch c.Kind {
+		case 0:
+			for _, name := range s.stateNames() {
+				if !restored[name] {
+					if err := s.stateHandler(name).RestoreState(tx, nil); err != nil {
+						return fmt.Errorf("keyspace: state %q: %w", name, err)
+					}
+				}
+			}
+			s.tokens.raise(next)
+			return nil
+		case ChangePut:
+			if c.DB >= s.Databases() || len(c.Raw) < headerLen {
+				return errBadSnapshot
+			}
+			tx.putStored(storeKey(c.DB, s2b(c.Key)), c.Raw)
+		case ChangeFunctions:
+			tx.PutFunctions([]byte(c.Raw))
+		case ChangeState:
+			h := s.stateHandler(c.Key)
+			if h == nil {
+				return fmt.Errorf("keyspace: snapshot: no handler for state %q", c.Key)
+			}
+			if err := h.RestoreState(tx, []byte(c.Raw)); err != nil {
+				return fmt.Errorf("keyspace: state %q: %w", c.Key, err)
+			}
+			restored[c.Key] = true
+		default:
+			return errBadSnapshot
+		}
+	}
+}
+
+// readChange reads one record of a snapshot: Kind 0 is its end.
+func readChange(br *bufio.Reader) (Change, error) {
+	kind, err := br.ReadByte()
+	if err != nil {
+		return Change{}, errBadSnapshot
+	}
+	c := Change{Kind: ChangeKind(kind)}
+	str := func() string {
+		if err != nil {
+			return ""
+		}
+		var n uint64
+		if n, err = binary.ReadUvarint(br); err != nil {
+			return ""
+		}
+		// Grown as the bytes arrive: a length that lies costs no memory.
+		var sb strings.Builder
+		_, err = io.CopyN(&sb, br, int64(min(n, 1<<62)))
+		return sb.String()
+	}
+	db := func() int {
+		if err != nil {
+			return 0
+		}
+		var n uint64
+		if n, err = binary.ReadUvarint(br); err == nil && n > 255 {
+			err = errBadSnapshot
+		}
+		return int(n)
+	}
+	switch c.Kind {
+	case 0:
+	case ChangePut:
+		c.DB = db()
+		c.Key = str()
+		c.Raw = str()
+	case ChangeFunctions:
+		c.Raw = str()
+	case ChangeState:
+		c.Key = str()
+		c.Raw = str()
+	default:
+		return Change{}, errBadSnapshot
+	}
+	if err != nil {
+		return Change{}, errBadSnapshot
+	}
+	return c, nil
+}
