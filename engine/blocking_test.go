@@ -33,6 +33,10 @@ func TestParseBlockTimeoutRoundsUp(t *testing.T) {
 		{"-0.0011", 0, ErrTimeoutNegative},
 		{"-1", 0, ErrTimeoutNegative},
 		{"abc", 0, errTimeoutNotFloat},
+		// As the C cast on x86-64: inf and what does not fit are negative.
+		{"inf", 0, ErrTimeoutNegative},
+		{"-inf", 0, ErrTimeoutNegative},
+		{"1e400", 0, ErrTimeoutNegative},
 	} {
 		got, err := parseBlockTimeout([]byte(tc.in), 1700000000000)
 		if got != tc.want || err != tc.err {

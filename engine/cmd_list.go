@@ -653,12 +653,15 @@ func parseBlockTimeout(b []byte, nowMs int64) (time.Duration, error) {
 	if !ok {
 		return 0, errTimeoutNotFloat
 	}
+	if f.IsInf() {
+		return 0, ErrTimeoutNegative
+	}
 	prod := new(big.Float).SetPrec(64).Mul(f, big.NewFloat(1000))
 	ms, acc := prod.Int(nil) // truncates toward zero
 	if acc == big.Below {
 		ms.Add(ms, big.NewInt(1)) // a positive fraction: ceill rounds up
 	}
-	if f.IsInf() || !ms.IsInt64() {
+	if !ms.IsInt64() {
 		return 0, ErrTimeoutNegative
 	}
 	n := ms.Int64()
