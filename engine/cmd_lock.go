@@ -13,12 +13,8 @@ import (
 // waiters live in lockqueue.go, sessions in lock_session.go.
 
 // Error replies of this file's commands (errors.go has the shared ones).
-var (
-	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
-)
-
-// Error replies of this file's commands. lockredis's own commands name the
-// argument that is wrong, as Redis's newer commands do.
+// lockredis's own commands name the argument that is wrong, as Redis's
+// newer commands do.
 var (
 	errLockNumkeys     = replyError("ERR numkeys should be greater than 0")
 	errPermitsPositive = replyError("ERR PERMITS should be greater than 0")

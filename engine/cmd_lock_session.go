@@ -68,7 +68,7 @@ func namedSession(c *Call, id []byte) (Value, *lockSession, bool) {
 // cmdLockSessionRenew restores the session's TTL and its locks' TTLs
 // (forgetting the locks it no longer holds) and answers the TTL.
 func cmdLockSessionRenew(c *Call) {
-	v, s, ok := namedSession(c, c.Args[2])
+	_, s, ok := namedSession(c, c.Args[2])
 	if !ok {
 		c.W.Null()
 		return
@@ -94,7 +94,7 @@ func cmdLockSessionRenew(c *Call) {
 		c.W.Int(-1) // a connection's session lives as long as it
 		return
 	}
-	v, _ = tx.GetIn(0, key)
+	v, _ := tx.GetIn(0, key)
 	setExpiryIn(tx, 0, key, v, tx.Ms+s.ttl)
 	c.W.Int(s.ttl)
 }
