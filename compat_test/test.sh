@@ -145,7 +145,9 @@ args=$(printf ' %q' -race "$@")
 echo "+ go test$args ./... && (cd cmd/lockredis && go test$args ./...) && (cd compat_test && go test$args ./...)"
 go test -race "$@" ./...
 (cd cmd/lockredis && go test -race "$@" ./...)
-(cd compat_test && go test -race "$@" ./...)
+# compat_test runs servers, clients and the fault tests: more than go
+# test's default 10 minutes on a loaded 2-core machine.
+(cd compat_test && go test -race -timeout 25m "$@" ./...)
 
 # go vet and staticcheck (staticcheck.conf says which checks), the three modules.
 echo "+ go vet ./... && staticcheck ./... (the three modules)"

@@ -263,6 +263,26 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		defer m.Close()
 	}
+	// Signals before Start: the listener is open while the keyspace
+	// loads, and a SIGTERM then must stop the server cleanly, not kill it.
+	if stop == nil {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		stop = ch
+		// SIGHUP (a closed terminal, a careless "kill -HUP") would end
+		// the process, and a stop without the clean marker arms the
+		// restart fence; redis-server ignores it, and so do we, with a
+		// log line so that the operator sees it arrived.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for range hup {
+				logf("notice", "Received SIGHUP, ignored (lockredis does not reload its configuration)")
+			}
+		}()
+	}
 	if err := srv.Start(); err != nil {
 		// The engine's verdict on the settings, or a listen error; on
 		// the terminal too when the log goes to a file.
@@ -294,24 +314,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		notifySystemd(cfg.supervised, logf)
 	}
 
-	if stop == nil {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-		defer signal.Stop(ch)
-		stop = ch
-		// SIGHUP (a closed terminal, a careless "kill -HUP") would end
-		// the process, and a stop without the clean marker arms the
-		// restart fence; redis-server ignores it, and so do we, with a
-		// log line so that the operator sees it arrived.
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
-		go func() {
-			for range hup {
-				logf("notice", "Received SIGHUP, ignored (lockredis does not reload its configuration)")
-			}
-		}()
-	}
 	select {
 	case sig := <-stop:
 		logf("warning", "Received %v, scheduling shutdown...", sig)
