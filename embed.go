@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockredis/lockredis/config"
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/luasvc"
 	"github.com/lockredis/lockredis/pubsub"
@@ -22,10 +23,20 @@ import (
 // Version is lockredis's own version.
 const Version = "0.1.0"
 
+// RedisVersion is the version of Redis whose protocol and commands
+// lockredis implements, as INFO and HELLO report it.
+const RedisVersion = engine.Version
+
 // Options configures a Server. The zero value is a server on a random
 // loopback port, in memory, on the real clock.
+//
+// A field tagged `config:"name"` sets the server parameter of that name
+// (redis.conf's, as CONFIG GET reports it; docs/configuration.md lists
+// them all): its zero value leaves the parameter at its default. Params
+// sets any parameter by name; a parameter set both ways is an error.
 type Options struct {
-	// Addr is the listen address; default "127.0.0.1:0" (a free port).
+	// Addr is the listen address; default "127.0.0.1:0" (a free port),
+	// or the bind and port parameters when Params gives them.
 	Addr string
 	// Addrs, when set, replaces Addr with several addresses to listen on,
 	// as redis-server's "bind 127.0.0.1 -::1": one written with a leading
@@ -36,9 +47,10 @@ type Options struct {
 	// TLSAddrs, by default on a free port of each host of Addr/Addrs: the
 	// same engine, checks and commands as the plain port. Its ClientAuth
 	// decides whether clients need a certificate (tls-auth-clients);
-	// TLSFiles.Config builds one from redis-server's tls-* file settings.
-	// TLSAddrs are written as Addrs ("-" makes one optional; port 0
-	// picks one free port for them all).
+	// TLSFiles.Config builds one from redis-server's tls-* file settings,
+	// which Params may also give (with a tls-port). TLSAddrs are written
+	// as Addrs ("-" makes one optional; port 0 picks one free port for
+	// them all).
 	TLSConfig *tls.Config
 	TLSAddrs  []string
 	// TLSOnly opens no plaintext port, as redis-server's "port 0" with a
@@ -46,41 +58,41 @@ type Options struct {
 	TLSOnly bool
 	// Password makes clients AUTH first (requirepass): the default
 	// user's password.
-	Password string
+	Password string `config:"requirepass"`
 	// ACLFile is redis.conf's aclfile: ACL users loaded at start (a file
 	// with errors, or missing, stops the start) and by ACL LOAD, written
 	// by ACL SAVE. Empty: users live in memory only.
-	ACLFile string
+	ACLFile string `config:"aclfile"`
 	// Databases is the number of databases; default 16.
-	Databases int
+	Databases int `config:"databases"`
 	// MaxClients bounds connections; default 10000.
-	MaxClients int
+	MaxClients int `config:"maxclients"`
 	// ProtectedMode is "yes" (the default, as in Redis) or "no": without
 	// a Password, clients not from 127.0.0.1 or ::1 are refused with
 	// Redis's DENIED message. See docs/operations.md, "Protection and limits".
-	ProtectedMode string
+	ProtectedMode string `config:"protected-mode"`
 	// IdleTimeout closes clients idle that long (whole seconds, Redis's
 	// timeout); 0 never.
-	IdleTimeout time.Duration
+	IdleTimeout time.Duration `config:"timeout"`
 	// TCPKeepAlive is the keepalive period of accepted connections
 	// (tcp-keepalive); 0 means Redis's 300 s, negative turns it off.
-	TCPKeepAlive time.Duration
+	TCPKeepAlive time.Duration `config:"tcp-keepalive"`
 	// Dir is where persistent files live; empty keeps everything in memory.
-	Dir string
+	Dir string `config:"dir"`
 	// AppendOnly keeps the keyspace in Dir/AppendFilename (default
 	// appendonly.aof), fsynced per AppendFsync: "always" (a reply only
 	// once its write is on disk, with group commit), "everysec" (default)
 	// or "no".
-	AppendOnly     bool
-	AppendFsync    string
-	AppendFilename string
+	AppendOnly     bool   `config:"appendonly"`
+	AppendFsync    string `config:"appendfsync"`
+	AppendFilename string `config:"appendfilename"`
 	// RestartFence is "auto" (default), "off" or a duration such as "30s".
 	// After a crash the server refuses to create keys for the largest TTL
 	// it had granted (auto) or the duration, capped by MaxLockTTL (default
 	// 5m). It needs Dir to tell a crash from a clean stop; without Dir
 	// only a duration applies, at every start.
-	RestartFence string
-	MaxLockTTL   time.Duration
+	RestartFence string        `config:"restart-fence"`
+	MaxLockTTL   time.Duration `config:"max-lock-ttl"`
 	// ManualClock freezes the server's clock at StartTime (default now):
 	// it then moves only by FastForward and SetTime, for deterministic
 	// tests. By default the clock follows real time and FastForward adds
@@ -90,40 +102,45 @@ type Options struct {
 	// PubSubLimits is the output buffer limit of subscribers (Redis's
 	// client-output-buffer-limit pubsub); zero means 32 MB hard, 8 MB for
 	// 60 s soft.
-	PubSubLimits pubsub.Limits
+	PubSubLimits pubsub.Limits `config:"client-output-buffer-limit"`
 	// LuaTimeLimit is lua-time-limit (busy-reply-threshold): once a script
 	// has run this long, other clients get BUSY at once instead of
 	// waiting for it, and SCRIPT KILL stops it and rolls its writes back.
 	// Zero means 5 s; negative means at once.
-	LuaTimeLimit time.Duration
+	LuaTimeLimit time.Duration `config:"busy-reply-threshold"`
 	// LockDelay is how long a LOCK.ACQUIRE ... SESSION lock stays with its
 	// dead owner after its connection closes, before it passes on, when
 	// LOCK.ACQUIRE gives no LOCKDELAY (CONFIG SET lock-delay); default 0.
-	LockDelay time.Duration
+	LockDelay time.Duration `config:"lock-delay"`
 	// LuaHardTimeLimit stops a script that runs longer and rolls its
 	// writes back, in case nobody sends SCRIPT KILL (lua-hard-time-limit).
 	// Zero means 60 s; negative means never (Redis's behaviour).
-	LuaHardTimeLimit time.Duration
+	LuaHardTimeLimit time.Duration `config:"lua-hard-time-limit"`
 	// MaxMemory refuses commands that may grow the keyspace (denyoom)
 	// with OOM once the used memory (INFO's used_memory) is past it; zero
 	// means no limit. Nothing is ever evicted: MaxMemoryPolicy must be ""
 	// or "noeviction".
-	MaxMemory       int64
-	MaxMemoryPolicy string
+	MaxMemory       int64  `config:"maxmemory"`
+	MaxMemoryPolicy string `config:"maxmemory-policy"`
 	// Cluster makes the server answer as a Redis cluster of one node that
 	// owns all 16384 slots (redis-server's cluster-enabled yes), so that
 	// cluster clients such as go-redis's ClusterClient work against it:
 	// CLUSTER SLOTS, SHARDS, NODES... report the address the client
 	// connected to, and a command whose keys hash to different slots gets
-	// CROSSSLOT, as from a real cluster. Params["cluster-enabled"] "yes"
-	// does the same.
-	Cluster bool
+	// CROSSSLOT, as from a real cluster.
+	Cluster bool `config:"cluster-enabled"`
 	// Logf receives log lines; default discards them.
 	Logf func(level, format string, args ...any)
-	// Params adds values reported by CONFIG GET (the CLI sets port, bind...).
-	// Params["client-output-buffer-limit"] ("normal 1mb 0 0 pubsub 32mb
-	// 8mb 60", Redis's form) sets the output buffer limits at start.
+	// Params sets server parameters by their redis.conf names, each value
+	// as one CONFIG SET argument ("notify-keyspace-events": "KEA",
+	// "client-output-buffer-limit": "normal 1mb 0 0 pubsub 32mb 8mb 60").
+	// They are checked as CONFIG SET checks them: an unknown name or a bad
+	// value fails Start. cmd/lockredis passes its flags and config file
+	// here.
 	Params map[string]string
+	// ConfigFile is the config file the server was started from: CONFIG
+	// REWRITE writes there, INFO reports it. Empty: none.
+	ConfigFile string
 	// OnShutdown, if set, is called once a SHUTDOWN command has closed
 	// the server (in a goroutine of its own), with Close's result:
 	// cmd/lockredis exits there. SHUTDOWN closes the server either way.
@@ -138,21 +155,28 @@ type Server struct {
 	opts Options
 	eng  *engine.Engine
 	srv  *resp.Server
-	hub  *pubsub.Hub    // PUBLISH and keyspace events (Subscribe)
-	lns  []net.Listener // Addr() is the first
-	tlns []net.Listener // TLS listeners (Options.TLSConfig)
+	hub  *pubsub.Hub // PUBLISH and keyspace events (Subscribe)
 
 	mu      sync.Mutex
 	started bool
 	closed  bool
-	served  chan error
+
+	// The listeners (listen.go): CONFIG SET port and bind move the plain
+	// ones while the server runs.
+	lnMu     sync.Mutex
+	lns      []*portListener // plain listeners; Addr() is the first
+	tlns     []net.Listener  // TLS listeners (Options.TLSConfig)
+	bind     []string        // the bind parameter's addresses, as given
+	serving  sync.WaitGroup  // the accept loops
+	serveErr error           // the first accept loop's error
 	// live is the engine while it runs, loading included, for Stats,
 	// which must not wait for mu: Start holds it while the keyspace loads.
 	live atomic.Pointer[engine.Engine]
 
 	// What Restart carries over to the next engine (restart.go): the
-	// clock, the addresses bound at the first start, an in-memory
-	// keyspace, and the settings made through the Go API.
+	// clock, the addresses bound (at the first start, or by CONFIG SET
+	// port or bind since), an in-memory keyspace, and the settings made
+	// through the Go API.
 	clock     *engine.Clock
 	bound     []string // plain addresses; nil before the first start
 	boundTLS  []string
@@ -175,9 +199,6 @@ type Server struct {
 
 // NewServer makes a server; Start opens its port.
 func NewServer(opts Options) *Server {
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:0"
-	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, string, ...any) {}
 	}
@@ -229,6 +250,18 @@ func (s *Server) Start() error {
 // start starts the server, or starts it again for Restart: then on the
 // addresses it had, on the same clock, with the same keyspace.
 func (s *Server) start() error {
+	params, err := s.opts.params() // options.go
+	if err != nil {
+		return err
+	}
+	given, err := config.FromMap(params)
+	if err != nil {
+		return err
+	}
+	tlsCfg, err := s.tlsConfig(given) // tlsconfig.go
+	if err != nil {
+		return err
+	}
 	if s.clock == nil {
 		if s.opts.ManualClock {
 			s.clock = engine.NewManualClock(s.opts.StartTime)
@@ -239,84 +272,47 @@ func (s *Server) start() error {
 			}
 		}
 	}
-	clock := s.clock
-	addrs, tlsAddrs := s.bound, s.boundTLS
-	if s.bound == nil {
-		addrs = s.opts.Addrs
-		if len(addrs) == 0 {
-			addrs = []string{s.opts.Addr}
-		}
-		tlsAddrs = s.opts.TLSAddrs
+	addrs, tlsAddrs, tlsOnly, err := s.listenAddrs(given, tlsCfg) // listen.go
+	if err != nil {
+		return err
 	}
-	lns, tlns, err := s.listen(addrs, tlsAddrs)
+	lns, tlns, err := s.listen(addrs, tlsAddrs, tlsCfg, tlsOnly)
 	if err != nil {
 		return err
 	}
 	closeAll := func() {
-		for _, ln := range append(lns, tlns...) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		for _, ln := range tlns {
 			ln.Close()
 		}
 	}
-	params := map[string]string{}
-	for k, v := range s.opts.Params {
-		params[k] = v
+	// What CONFIG GET reports is what the server does: the ports it
+	// listens on, its bind addresses, TLSConfig's client authentication.
+	params["port"] = "0"
+	if len(lns) > 0 {
+		params["port"] = strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
 	}
-	if _, ok := params["port"]; !ok {
-		params["port"] = "0"
-		if len(lns) > 0 {
-			params["port"] = strconv.Itoa(lns[0].Addr().(*net.TCPAddr).Port)
-		}
+	params["tls-port"] = "0"
+	if len(tlns) > 0 {
+		params["tls-port"] = strconv.Itoa(tlns[0].Addr().(*net.TCPAddr).Port)
 	}
-	s.tlsParams(params, tlns)
-	maxClients := s.opts.MaxClients
-	if maxClients == 0 {
-		maxClients = 10000
+	s.bind = bindAddresses(given, append(addrs, tlsAddrs...))
+	params["bind"] = strings.Join(s.bind, " ")
+	if s.opts.TLSConfig != nil && !given.Given("tls-auth-clients") {
+		params["tls-auth-clients"] = tlsAuthClientsWord(s.opts.TLSConfig.ClientAuth)
 	}
-	params["maxclients"] = strconv.Itoa(maxClients)
-	// Connection settings the engine owns (engine/protect.go); Params,
-	// as the CLI passes them, win over the typed options.
-	setDefault := func(k, v string) {
-		if _, ok := params[k]; !ok {
-			params[k] = v
-		}
-	}
-	if s.opts.ProtectedMode != "" {
-		setDefault("protected-mode", s.opts.ProtectedMode)
-	}
-	if s.opts.IdleTimeout > 0 {
-		setDefault("timeout", strconv.FormatInt(int64(s.opts.IdleTimeout/time.Second), 10))
-	}
-	switch {
-	case s.opts.TCPKeepAlive > 0:
-		setDefault("tcp-keepalive", strconv.FormatInt(int64(s.opts.TCPKeepAlive/time.Second), 10))
-	case s.opts.TCPKeepAlive < 0:
-		setDefault("tcp-keepalive", "0")
-	}
-	params["lockredis_version"] = Version
 	// Open, then Load once the ports serve: while a large file loads,
 	// clients get LOADING as from redis-server, INFO shows the progress,
 	// and Stats reads the engine.
 	eng, err := engine.Open(engine.Config{
-		Databases:   s.opts.Databases,
-		RequirePass: s.opts.Password,
-		ACLFile:     s.opts.ACLFile,
-		Cluster:     s.opts.Cluster,
-		Clock:       clock,
-		Logf:        s.opts.Logf,
-		Params:      params,
-		// Persistence and the restart fence; Close writes the clean marker.
-		Dir:            s.opts.Dir,
-		AppendOnly:     s.opts.AppendOnly,
-		AppendFsync:    s.opts.AppendFsync,
-		AppendFilename: s.opts.AppendFilename,
-		RestartFence:   s.opts.RestartFence,
-		MaxLockTTL:     s.opts.MaxLockTTL,
-		LockDelay:      s.opts.LockDelay,
-		// Guards: BUSY, OOM (engine/guards.go).
-		LuaTimeLimit:     s.opts.LuaTimeLimit,
-		LuaHardTimeLimit: s.opts.LuaHardTimeLimit,
-		MaxMemory:        s.opts.MaxMemory,
-		MaxMemoryPolicy:  s.opts.MaxMemoryPolicy,
+		Params:     params,
+		Hooks:      s.paramHooks(), // listen.go: port, bind
+		ConfigFile: s.opts.ConfigFile,
+		Version:    Version,
+		Clock:      s.clock,
+		Logf:       s.opts.Logf,
 		// SHUTDOWN (engine/cmd_shutdown.go): close in the background, as
 		// the connection that asked is still being served.
 		Shutdown:    func(engine.ShutdownFlags) { go s.shutdown() },
@@ -334,14 +330,9 @@ func (s *Server) start() error {
 		eng.Seed(*s.seed)
 	}
 	s.eng = eng
-	s.lns = lns
-	s.tlns = tlns
-	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	// The engine keeps every class's client-output-buffer-limit (CONFIG
-	// SET changes it); PubSubLimits, when given, is the pubsub class's.
-	if l := s.opts.PubSubLimits; l != (pubsub.Limits{}) {
-		eng.SetOutputLimit(engine.OutputPubsub, engine.OutputLimit{Hard: l.Hard, Soft: l.Soft, SoftSeconds: int64(l.SoftFor / time.Second)})
-	}
+	// SET changes it); the hub reads the pubsub class's.
+	hub := pubsub.NewHub(s.opts.PubSubLimits, s.opts.Logf)
 	hub.SetLimitsFunc(func() pubsub.Limits {
 		l := eng.OutputLimit(engine.OutputPubsub)
 		return pubsub.Limits{Hard: l.Hard, Soft: l.Soft, SoftFor: time.Duration(l.SoftSeconds) * time.Second}
@@ -355,7 +346,8 @@ func (s *Server) start() error {
 		closeAll()
 		return err
 	}
-	s.srv = resp.New(eng, resp.Options{MaxClients: s.opts.MaxClients, Logf: s.opts.Logf, Hub: hub})
+	maxClients := int(given.Int("maxclients"))
+	s.srv = resp.New(eng, resp.Options{MaxClients: maxClients, Logf: s.opts.Logf, Hub: hub})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.doStop = make(chan struct{})
 	s.helperSess = engine.NewSession(engine.KindEmbed)
@@ -364,23 +356,21 @@ func (s *Server) start() error {
 		sess.Authenticated = true
 		eng.AddSession(sess)
 	}
-	if s.bound == nil {
-		s.bound, s.boundTLS = listenerAddrs(lns), listenerAddrs(tlns)
-	}
-	s.served = make(chan error, len(lns)+len(tlns))
+	s.lnMu.Lock()
+	s.lns, s.tlns, s.serveErr = lns, tlns, nil
+	s.bound, s.boundTLS = listenerAddrs(lns), listenerAddrs(tlns)
 	for _, ln := range lns {
-		go func() { s.served <- s.srv.Serve(ln) }()
+		s.serve(ln, nil)
 	}
 	for _, ln := range tlns {
-		go func() { s.served <- s.srv.ServeTLS(ln, s.opts.TLSConfig) }()
+		s.serve(ln, tlsCfg)
 	}
+	s.lnMu.Unlock()
 	s.live.Store(eng)
 	if err := eng.Load(); err != nil {
 		s.live.Store(nil)
 		s.srv.Close()
-		for range len(lns) + len(tlns) {
-			<-s.served
-		}
+		s.serving.Wait()
 		eng.Close()
 		return err
 	}
@@ -406,16 +396,17 @@ func (s *Server) close() error {
 	close(s.doStop) // Do's waiting commands answer as if timed out
 	s.live.Store(nil)
 	err := s.srv.Close()
-	for range len(s.lns) + len(s.tlns) {
-		if serr := <-s.served; err == nil {
-			err = serr
-		}
+	s.serving.Wait()
+	s.lnMu.Lock()
+	if err == nil {
+		err = s.serveErr
 	}
+	s.lnMu.Unlock()
 	// The Go API's clients go too: their SESSION locks are released as a
 	// connection's are.
 	s.eng.RemoveSession(s.doSess)
 	s.eng.RemoveSession(s.helperSess)
-	if !s.opts.AppendOnly {
+	if !s.eng.Persistence().Enabled {
 		// No client is left; the copy is what a clean stop would save.
 		snap, serr := s.eng.Snapshot()
 		if err == nil {
@@ -442,10 +433,16 @@ func (s *Server) shutdown() {
 func (s *Server) Addr() string { return s.firstListener().Addr().String() }
 
 // Addrs are every "host:port" the server listens on without TLS.
-func (s *Server) Addrs() []string { return listenerAddrs(s.lns) }
+func (s *Server) Addrs() []string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return listenerAddrs(s.lns)
+}
 
 // TLSAddr is the first "host:port" of the TLS port; "" without TLSConfig.
 func (s *Server) TLSAddr() string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
 	if len(s.tlns) == 0 {
 		return ""
 	}
@@ -453,16 +450,22 @@ func (s *Server) TLSAddr() string {
 }
 
 // TLSAddrs are every "host:port" the server listens on with TLS.
-func (s *Server) TLSAddrs() []string { return listenerAddrs(s.tlns) }
+func (s *Server) TLSAddrs() []string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return listenerAddrs(s.tlns)
+}
 
 func (s *Server) firstListener() net.Listener {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
 	if len(s.lns) == 0 {
 		return s.tlns[0]
 	}
 	return s.lns[0]
 }
 
-func listenerAddrs(lns []net.Listener) []string {
+func listenerAddrs[L net.Listener](lns []L) []string {
 	out := make([]string, len(lns))
 	for i, ln := range lns {
 		out[i] = ln.Addr().String()

@@ -104,6 +104,9 @@ func (s *Server) StartTLS(addr string, cfg *tls.Config) error {
 	if addr != "" {
 		s.opts.Addr = addr
 	}
+	if s.opts.Addr == "" {
+		s.opts.Addr = "127.0.0.1:0"
+	}
 	s.opts.Addrs = nil
 	s.opts.TLSAddrs = []string{s.opts.Addr}
 	s.opts.TLSConfig = cfg

@@ -5,13 +5,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/config"
 )
 
 // TLSFiles are redis-server 7.0's tls-* settings for the client port, as
@@ -95,11 +93,12 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 		return nil, err
 	}
 	if f.SessionCaching != "" {
-		caching, err := engine.ParseYesNo("tls-session-caching", f.SessionCaching)
-		if err != nil {
-			return nil, err
+		p, _ := config.Lookup("tls-session-caching")
+		caching, why := p.Normalize(f.SessionCaching)
+		if why != "" {
+			return nil, &config.ValueError{Name: p.Name, Value: f.SessionCaching, Why: why}
 		}
-		cfg.SessionTicketsDisabled = !caching
+		cfg.SessionTicketsDisabled = caching == "no"
 	}
 	return cfg, nil
 }
@@ -281,54 +280,20 @@ func parseTLSCiphers(s string) ([]uint16, error) {
 	return ids, nil
 }
 
-// listen opens the plain listeners on addrs (none with TLSOnly) and the
-// TLS ones on tlsAddrs (with TLSConfig; by default the hosts of addrs on a
-// free port).
-func (s *Server) listen(addrs, tlsAddrs []string) (lns, tlns []net.Listener, err error) {
-	if s.opts.TLSOnly && s.opts.TLSConfig == nil {
-		return nil, nil, errors.New("lockredis: TLSOnly needs a TLSConfig")
+// tlsConfig is Options.TLSConfig, or the one the tls-* parameters make
+// when they give a TLS port (as redis-server loads the files only then).
+func (s *Server) tlsConfig(given *config.Settings) (*tls.Config, error) {
+	if s.opts.TLSConfig != nil || given.Int("tls-port") == 0 {
+		return s.opts.TLSConfig, nil
 	}
-	if !s.opts.TLSOnly {
-		if lns, err = listenAll(addrs, s.opts.Logf); err != nil {
-			return nil, nil, err
-		}
+	cfg, err := TLSFiles{
+		CertFile: given.Value("tls-cert-file"), KeyFile: given.Value("tls-key-file"),
+		CACertFile: given.Value("tls-ca-cert-file"), CACertDir: given.Value("tls-ca-cert-dir"),
+		AuthClients: given.Value("tls-auth-clients"), Protocols: given.Value("tls-protocols"),
+		Ciphers: given.Value("tls-ciphers"), SessionCaching: given.Value("tls-session-caching"),
+	}.Config()
+	if err != nil {
+		return nil, fmt.Errorf("Failed to configure TLS: %v", err)
 	}
-	if s.opts.TLSConfig == nil {
-		return lns, nil, nil
-	}
-	if len(tlsAddrs) == 0 {
-		// The hosts of the plain addresses, on a free port.
-		for _, a := range addrs {
-			host, _, err := net.SplitHostPort(strings.TrimPrefix(a, "-"))
-			if err != nil {
-				return nil, nil, err
-			}
-			tlsAddrs = append(tlsAddrs, a[:len(a)-len(strings.TrimPrefix(a, "-"))]+net.JoinHostPort(host, "0"))
-		}
-	}
-	if tlns, err = listenAll(tlsAddrs, s.opts.Logf); err != nil {
-		for _, ln := range lns {
-			ln.Close()
-		}
-		return nil, nil, err
-	}
-	return lns, tlns, nil
-}
-
-// tlsParams adds what CONFIG GET reports of TLS and was not given in
-// Options.Params: the TLS port (0 without TLS) and tls-auth-clients as
-// TLSConfig has it.
-func (s *Server) tlsParams(params map[string]string, tlns []net.Listener) {
-	if _, ok := params["tls-port"]; !ok {
-		params["tls-port"] = "0"
-		if len(tlns) > 0 {
-			params["tls-port"] = strconv.Itoa(tlns[0].Addr().(*net.TCPAddr).Port)
-		}
-	}
-	if _, ok := params["tls-auth-clients"]; !ok {
-		params["tls-auth-clients"] = "yes" // redis-server's default
-		if s.opts.TLSConfig != nil {
-			params["tls-auth-clients"] = tlsAuthClientsWord(s.opts.TLSConfig.ClientAuth)
-		}
-	}
+	return cfg, nil
 }

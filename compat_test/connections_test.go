@@ -207,7 +207,7 @@ func TestOpenFilesLimit(t *testing.T) {
 		go func() { done <- cmd.Wait() }()
 		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); <-done })
 		addr := "127.0.0.1:" + strconv.Itoa(port)
-		if err := waitPing(addr, nil); err != nil {
+		if _, err := waitPing(addr, nil); err != nil {
 			t.Fatal(err)
 		}
 		if v := dialRaw(t, addr).do(t, "CONFIG", "GET", "maxclients"); v != "*2\r\n$10\r\nmaxclients\r\n$3\r\n168\r\n" {

@@ -165,7 +165,7 @@ func stopBinary(p *process) error {
 // waited for; err and out are valid from then on.
 type process struct {
 	cmd    *exec.Cmd
-	out    bytes.Buffer
+	out    lockedBuffer // read by startProcess while the process writes (persist_test.go)
 	exited chan struct{}
 	err    error
 }
@@ -191,7 +191,17 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 			close(p.exited)
 		}()
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if err := waitPing(addr, p.exited); err != nil {
+		noauth, err := waitPing(addr, p.exited)
+		if err == nil && noauth {
+			// NOAUTH comes before LOADING (as in Redis): wait for the
+			// log line the server writes once loaded, when it logs here.
+			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if strings.Contains(p.out.String(), "Ready to accept connections") {
+					break
+				}
+			}
+		}
+		if err != nil {
 			stop(p)
 			lastErr = fmt.Errorf("%s on %s: %v\n%s", name, addr, err, p.out.String())
 			continue // most likely the port was taken meanwhile
@@ -208,16 +218,17 @@ func startProcess(t testing.TB, name string, mk func(port int) *exec.Cmd, stop f
 }
 
 // waitPing polls addr until a PING gets a reply other than LOADING, for
-// up to 10 s.
-func waitPing(addr string, exited <-chan struct{}) error {
+// up to 10 s; noauth: the reply was NOAUTH, which comes before LOADING.
+func waitPing(addr string, exited <-chan struct{}) (noauth bool, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		select {
 		case <-exited:
-			return errors.New("process exited")
+			return false, errors.New("process exited")
 		default:
 		}
-		c, err := net.DialTimeout("tcp", addr, time.Second)
+		var c net.Conn
+		c, err = net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.SetDeadline(time.Now().Add(2 * time.Second))
 			_, err = c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
@@ -226,16 +237,17 @@ func waitPing(addr string, exited <-chan struct{}) error {
 				reply, err = readReply(bufio.NewReader(c))
 			}
 			c.Close()
-			// LOADING: the listener is open while the keyspace loads,
-			// as redis-server's is; the tests want it loaded.
 			if err == nil && bytes.HasPrefix(reply, []byte("-LOADING")) {
+				// The listener is open while the keyspace loads,
+				// as redis-server's is; the tests want it loaded.
 				err = errors.New("still loading")
-			} else if err == nil {
-				return nil
+			}
+			if err == nil {
+				return bytes.HasPrefix(reply, []byte("-NOAUTH")), nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer to PING: %v", err)
+			return false, fmt.Errorf("no answer to PING: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -101,7 +101,7 @@ func (n *restartable) launch() {
 func (n *restartable) start() {
 	n.t.Helper()
 	n.launch()
-	if err := waitPing(n.addr(), n.exited); err != nil {
+	if _, err := waitPing(n.addr(), n.exited); err != nil {
 		n.t.Fatalf("lockredis on %s: %v\n%s", n.addr(), err, n.out.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,7 +198,6 @@ type aclState struct {
 // requirepass's password).
 func (e *Engine) initACL() {
 	e.acl.users = map[string]*User{}
-	e.acl.logMax = 128
 	e.acl.def = e.newDefaultUser()
 	e.acl.users["default"] = e.acl.def
 	if e.cfg.RequirePass != "" {
@@ -206,6 +206,28 @@ func (e *Engine) initACL() {
 		r.passwords = []string{hashPassword(e.cfg.RequirePass)}
 		e.acl.def.rules.Store(r.seal())
 	}
+}
+
+// bindACLParams binds acllog-max-len: a smaller value trims the log at
+// once.
+func (e *Engine) bindACLParams() {
+	e.bindParam("acllog-max-len", paramBinding{
+		get: func() string {
+			e.acl.logMu.Lock()
+			defer e.acl.logMu.Unlock()
+			return strconv.Itoa(e.acl.logMax)
+		},
+		apply: func(v string) error {
+			n, err := strconv.Atoi(v)
+			e.acl.logMu.Lock()
+			defer e.acl.logMu.Unlock()
+			e.acl.logMax = n
+			if len(e.acl.log) > n {
+				e.acl.log = e.acl.log[:n]
+			}
+			return err
+		},
+	})
 }
 
 func (e *Engine) newDefaultUser() *User {

@@ -188,11 +188,28 @@ func clientFlags(ci ClientInfo) string {
 	return string(out)
 }
 
+// replyChunk is Redis's PROTO_REPLY_CHUNK_BYTES: the static reply buffer
+// holds that much, what is beyond goes into a list of blocks that size.
+const replyChunk = 16 << 10
+
 // appendClientInfo renders one CLIENT LIST line (without its newline) with
-// Redis 7.0's fields. Buffer and memory figures are Redis internals this
-// server does not have; they read 0, and fd reads -1 like a client
-// without a socket of its own.
+// Redis 7.0's fields. The buffer and memory figures are the connection's
+// (ConnStats), laid out as Redis lays out its own: replies waiting for the
+// socket fill the reply buffer (obl) and then blocks of 16 KB (oll, omem);
+// tot-mem adds what getClientMemoryUsage adds. A session without a
+// connection reads fd=-1 and 0s, as Redis's clients without a socket.
 func appendClientInfo(b []byte, ci ClientInfo) []byte {
+	cs := ci.Conn
+	obl := min(cs.ReplyPending, max(cs.ReplyBufSize, replyChunk))
+	omem := cs.ReplyPending - obl
+	oll := (omem + replyChunk - 1) / replyChunk
+	totMem := omem + cs.QueryBuf + cs.QueryBufFree + cs.ConnMem + cs.ReplyBufSize +
+		cs.ArgvMem + int64(8*cs.ArgvLen) + ci.MultiMem +
+		int64(ci.PSub)*24 + int64(ci.Sub+ci.SSub)*32
+	events := "r"
+	if cs.Writing {
+		events = "rw"
+	}
 	cmd := ci.Cmd
 	if cmd == "" {
 		cmd = "NULL"
@@ -203,7 +220,9 @@ func appendClientInfo(b []byte, ci ClientInfo) []byte {
 	b = append(b, ci.Addr...)
 	b = append(b, " laddr="...)
 	b = append(b, ci.LAddr...)
-	b = append(b, " fd=-1 name="...)
+	b = append(b, " fd="...)
+	b = strconv.AppendInt(b, int64(cs.FD), 10)
+	b = append(b, " name="...)
 	b = append(b, ci.Name...)
 	b = append(b, " age="...)
 	b = strconv.AppendInt(b, int64(ci.Age/time.Second), 10)
@@ -221,7 +240,20 @@ func appendClientInfo(b []byte, ci ClientInfo) []byte {
 	b = strconv.AppendInt(b, int64(ci.SSub), 10)
 	b = append(b, " multi="...)
 	b = strconv.AppendInt(b, int64(ci.Multi), 10)
-	b = append(b, " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="...)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{" qbuf=", cs.QueryBuf}, {" qbuf-free=", cs.QueryBufFree}, {" argv-mem=", cs.ArgvMem},
+		{" multi-mem=", ci.MultiMem}, {" rbs=", cs.ReplyBufSize}, {" rbp=", cs.ReplyBufPeak},
+		{" obl=", obl}, {" oll=", oll}, {" omem=", omem}, {" tot-mem=", totMem},
+	} {
+		b = append(b, f.name...)
+		b = strconv.AppendInt(b, f.v, 10)
+	}
+	b = append(b, " events="...)
+	b = append(b, events...)
+	b = append(b, " cmd="...)
 	b = append(b, cmd...)
 	b = append(b, " user="...)
 	b = append(b, ci.User...)

@@ -306,3 +306,41 @@ func TestClientReply(t *testing.T) {
 		}
 	}
 }
+
+// TestClientInfoConnFields: the connection's figures are laid out as
+// Redis lays out its own: pending replies fill the reply buffer (obl),
+// then 16 KB blocks (oll, omem); tot-mem adds up what
+// getClientMemoryUsage adds; events has w while replies wait.
+func TestClientInfoConnFields(t *testing.T) {
+	field := func(line, name string) string {
+		for _, kv := range strings.Fields(line) {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				return v
+			}
+		}
+		return "(none)"
+	}
+	for _, tc := range []struct {
+		name string
+		ci   ClientInfo
+		want map[string]string
+	}{
+		{"no connection", ClientInfo{Conn: ConnStats{FD: -1}},
+			map[string]string{"fd": "-1", "qbuf": "0", "obl": "0", "oll": "0", "omem": "0", "tot-mem": "0", "events": "r"}},
+		{"running", ClientInfo{Conn: ConnStats{FD: 9, QueryBuf: 26, QueryBufFree: 100, ArgvMem: 10, ArgvLen: 2,
+			ReplyBufSize: 1024, ReplyBufPeak: 300, ConnMem: 1000}},
+			map[string]string{"fd": "9", "qbuf": "26", "qbuf-free": "100", "argv-mem": "10", "rbs": "1024", "rbp": "300",
+				"obl": "0", "oll": "0", "omem": "0", "tot-mem": "2176", "events": "r"}},
+		{"replies waiting", ClientInfo{MultiMem: 32, Conn: ConnStats{FD: 9, ReplyPending: 40000, Writing: true}},
+			map[string]string{"multi-mem": "32", "obl": "16384", "oll": "2", "omem": "23616", "tot-mem": "23648", "events": "rw"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := string(appendClientInfo(nil, tc.ci))
+			for k, v := range tc.want {
+				if got := field(line, k); got != v {
+					t.Errorf("%s=%s, want %s in %s", k, got, v, line)
+				}
+			}
+		})
+	}
+}

@@ -28,11 +28,10 @@ type clusterState struct {
 	myID    string // 40 hex digits, like a Redis node name
 }
 
-func newClusterState(cfg Config) clusterState {
-	on := cfg.Cluster || strings.EqualFold(cfg.Params["cluster-enabled"], "yes")
+func newClusterState(cfg settings) clusterState {
 	var id [20]byte
 	rand.Read(id[:])
-	return clusterState{enabled: on, myID: hex.EncodeToString(id[:])}
+	return clusterState{enabled: cfg.Cluster, myID: hex.EncodeToString(id[:])}
 }
 
 // ClusterEnabled reports whether the server emulates a cluster.
@@ -185,7 +184,7 @@ func nodeAddr(c *Call) (ip string, port int) {
 	s.mu.Unlock()
 	host, p, err := net.SplitHostPort(laddr)
 	if err != nil {
-		host, p = "127.0.0.1", c.E.cfg.Params["port"]
+		host, p = "127.0.0.1", c.E.configValue("port")
 	}
 	port, _ = strconv.Atoi(p)
 	return host, port

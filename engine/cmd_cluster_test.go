@@ -37,7 +37,7 @@ func TestKeySlot(t *testing.T) {
 
 func newClusterEngine(t *testing.T) *testEngine {
 	t.Helper()
-	return newTestEngineConfig(t, Config{Cluster: true, Params: map[string]string{"port": "7000"}})
+	return newTestEngineConfig(t, Config{Params: map[string]string{"cluster-enabled": "yes", "port": "7000"}})
 }
 
 func TestClusterCommands(t *testing.T) {

@@ -1,19 +1,20 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockredis/lockredis/config"
 )
 
 func TestConfigGet(t *testing.T) {
-	te := newTestEngineConfig(t, Config{RequirePass: "pw", Databases: 4, Params: map[string]string{
-		"port": "7000", "appendonly": "yes", "save": "", "lua-time-limit": "200",
-		"custom-param": "x", "config_file": "/etc/lr.conf",
-	}})
-	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"requirepass": "pw", "databases": "4", "port": "7000",
+		"appendonly": "yes", "dir": dir, "save": "", "lua-time-limit": "200"}})
 	te.run([]step{
 		{cmd("CONFIG"), "(error) ERR wrong number of arguments for 'config' command"},
 		{cmd("CONFIG", "FOO"), "(error) ERR unknown subcommand 'FOO'. Try CONFIG HELP."},
@@ -31,24 +32,37 @@ func TestConfigGet(t *testing.T) {
 			`["maxmemory" "0" "maxmemory-policy" "noeviction" "timeout" "0" "appendfsync" "everysec" "notify-keyspace-events" "" "bind" "* -::*" "maxclients" "10000"]`},
 		{cmd("CONFIG", "GET", "hz", "tcp-keepalive", "proto-max-bulk-len", "client-query-buffer-limit", "loglevel", "logfile", "protected-mode"),
 			`["hz" "10" "tcp-keepalive" "300" "proto-max-bulk-len" "536870912" "client-query-buffer-limit" "1073741824" "loglevel" "notice" "logfile" "" "protected-mode" "yes"]`},
-		{cmd("CONFIG", "GET", "dir"), `["dir" "` + wd + `"]`},
-		// patterns match case-insensitively, each parameter once
-		{cmd("CONFIG", "GET", "maxmemory*"), `["maxmemory" "0" "maxmemory-policy" "noeviction" "maxmemory-samples" "5"]`},
+		{cmd("CONFIG", "GET", "dir"), `["dir" "` + dir + `"]`},
+		// patterns match case-insensitively, each parameter once, in the
+		// spec's order
+		{cmd("CONFIG", "GET", "maxmemory*"), `["maxmemory" "0" "maxmemory-policy" "noeviction" "maxmemory-samples" "5" "maxmemory-eviction-tenacity" "10" "maxmemory-clients" "0"]`},
 		{cmd("CONFIG", "GET", "s?ve"), `["save" ""]`},
-		{cmd("CONFIG", "GET", "*VE", "save"), `["save" "" "tcp-keepalive" "300"]`},
-		{cmd("CONFIG", "GET", "appendf[is]*"), `["appendfsync" "everysec" "appendfilename" "appendonly.aof"]`},
-		// extra params from the assembler; INFO fields are not parameters
-		{cmd("CONFIG", "GET", "custom-param"), `["custom-param" "x"]`},
-		{cmd("CONFIG", "GET", "config_file"), "[]"},
+		{cmd("CONFIG", "GET", "*VE", "save"), `["tcp-keepalive" "300" "save" ""]`},
+		{cmd("CONFIG", "GET", "appendf[is]*"), `["appendfilename" "appendonly.aof" "appendfsync" "everysec"]`},
+		// several patterns and names, each name once (Redis's "CONFIG GET
+		// multiple args"): a name and its alias are two names
+		{cmd("CONFIG", "GET", "maxmemory", "maxmemory-p*", "timeout", "*of"),
+			`["maxmemory" "0" "maxmemory-policy" "noeviction" "timeout" "0" "replicaof" "" "slaveof" ""]`},
+		// hidden parameters answer by their exact name only
+		{cmd("CONFIG", "GET", "key-load-delay"), `["key-load-delay" "0"]`},
+		{cmd("CONFIG", "GET", "key-load*"), "[]"},
+		// directives that are not parameters
+		{cmd("CONFIG", "GET", "include"), "[]"},
 	})
 	all := te.do("CONFIG", "GET", "*")
-	if all.Kind != KindMap || len(all.Elems) != 2*(len(configParams)+1) {
-		t.Errorf("CONFIG GET * has %d elements, want %d", len(all.Elems), 2*(len(configParams)+1))
-	}
-	for i := 0; i < len(all.Elems); i += 2 {
-		if strings.Contains(all.Elems[i].Str, "_") {
-			t.Errorf("CONFIG GET * lists %s", all.Elems[i].Str)
+	want := 0
+	for i := range config.Params {
+		if p := &config.Params[i]; p.Configurable() && !p.Hidden {
+			want += len(p.Names())
 		}
+	}
+	if all.Kind != KindMap || len(all.Elems) != 2*want {
+		t.Errorf("CONFIG GET * has %d elements, want %d", len(all.Elems), 2*want)
+	}
+	// Without dir, Redis's answer: the working directory.
+	wd, _ := os.Getwd()
+	if got := newTestEngine(t).do("CONFIG", "GET", "dir").String(); got != `["dir" "`+wd+`"]` {
+		t.Errorf("CONFIG GET dir: %s", got)
 	}
 	help := te.do("CONFIG", "HELP")
 	if len(help.Elems) != 11 || help.Elems[1].Str != "GET <pattern>" {
@@ -56,8 +70,35 @@ func TestConfigGet(t *testing.T) {
 	}
 }
 
+// TestConfigStartErrors: New refuses what CONFIG SET refuses, with the
+// parameter's name.
+func TestConfigStartErrors(t *testing.T) {
+	for params, want := range map[string]string{
+		"no-such 1":                               `unknown parameter "no-such"`,
+		"timeout x":                               `timeout: argument couldn't be parsed into an integer, got "x"`,
+		"maxmemory-policy allkeys-lru":            "lockredis only supports noeviction",
+		"notify-keyspace-events KEQ":              "notify-keyspace-events: Invalid event class character",
+		"client-output-buffer-limit normal 1mb 0": "client-output-buffer-limit: Wrong number of arguments in buffer limit configuration.",
+		"restart-fence soon":                      "restart fence must be auto, off or a duration such as 30s",
+		"replicaof 127.0.0.1 6380":                "lockredis has no replication",
+	} {
+		name, value, _ := strings.Cut(params, " ")
+		e, err := New(Config{Params: map[string]string{name: value}})
+		if err == nil {
+			e.Close()
+			t.Errorf("%s: accepted", params)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", params, err, want)
+		}
+	}
+}
+
 func TestConfigSet(t *testing.T) {
 	te := newTestEngine(t)
+	p, _ := config.Lookup("maxmemory-policy")
+	policyWhy := p.Why
 	failed := func(name, why string) string {
 		return "(error) ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why
 	}
@@ -116,14 +157,79 @@ func TestConfigSet(t *testing.T) {
 		{cmd("CONFIG", "SET", "maxmemory", "1kb"), "OK"},
 		{cmd("CONFIG", "GET", "maxmemory"), `["maxmemory" "1024"]`},
 		{cmd("CONFIG", "SET", "maxmemory", "0"), "OK"},
-		{cmd("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"), failed("maxmemory-policy", errPolicyWhy)},
+		{cmd("CONFIG", "SET", "maxmemory-policy", "allkeys-lru"), failed("maxmemory-policy", policyWhy)},
 		{cmd("CONFIG", "SET", "maxmemory-policy", "NoEviction"), "OK"},
 		{cmd("CONFIG", "SET", "lua-time-limit", "10"), "OK"},
 		{cmd("CONFIG", "GET", "busy-reply-threshold", "lua-hard-time-limit"), `["busy-reply-threshold" "10" "lua-hard-time-limit" "60000"]`},
 		{cmd("CONFIG", "SET", "lua-hard-time-limit", "0", "busy-reply-threshold", "5000"), "OK"},
 		{cmd("CONFIG", "GET", "lua-time-limit", "lua-hard-time-limit"), `["lua-time-limit" "5000" "lua-hard-time-limit" "0"]`},
 		{cmd("CONFIG", "SET", "lua-hard-time-limit", "-1"), failed("lua-hard-time-limit", "argument must be between 0 and 9223372036854775807 inclusive")},
+		// A value error names the parameter as the spec spells it, in
+		// lower case, as Redis does (an alias by its own name).
+		{cmd("CONFIG", "SET", "TIMEOUT", "x"), failed("timeout", "argument couldn't be parsed into an integer")},
+		{cmd("CONFIG", "SET", "LUA-time-limit", "x"), failed("lua-time-limit", "argument couldn't be parsed into an integer")},
+		// A name and its alias are two parameters, set in order.
+		{cmd("CONFIG", "SET", "lua-time-limit", "1", "busy-reply-threshold", "2"), "OK"},
+		{cmd("CONFIG", "GET", "lua-time-limit"), `["lua-time-limit" "2"]`},
+		// Fixed parameters take their default only.
+		{cmd("CONFIG", "SET", "maxmemory-clients", "0"), "OK"},
+		{cmd("CONFIG", "SET", "maxmemory-clients", "10%"), failed("maxmemory-clients", "lockredis does not evict clients")},
+		{cmd("CONFIG", "SET", "maxmemory-clients", "200%"), failed("maxmemory-clients", "percentage argument must be less or equal to 100")},
 	})
+}
+
+// TestConfigSetAtomic: CONFIG SET of several parameters is all or
+// nothing, as Redis 7.0's (introspection.tcl "CONFIG SET rollback on set
+// error" and "on apply error"): a value that is invalid leaves every
+// parameter as it was; a value that cannot be applied puts back those
+// applied before it.
+func TestConfigSetAtomic(t *testing.T) {
+	var applied []string
+	portErr := errors.New("Unable to listen on this port. Check server logs.")
+	port := "6379"
+	te := newTestEngineConfig(t, Config{Hooks: map[string]ParamHook{"port": {
+		Get: func() string { return port },
+		Apply: func(v string) error {
+			if v == port {
+				return nil // as the server's: nothing to move
+			}
+			applied = append(applied, v)
+			if v == "1" {
+				return portErr
+			}
+			port = v
+			return nil
+		},
+	}}})
+	failed := func(name, why string) string {
+		return "(error) ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + why
+	}
+	te.run([]step{
+		{cmd("CONFIG", "SET", "maxmemory", "10000002"), "OK"},
+		{cmd("CONFIG", "SET", "maxmemory", "10000001", "maxmemory-clients", "200%", "client-query-buffer-limit", "invalid"),
+			failed("maxmemory-clients", "percentage argument must be less or equal to 100")},
+		{cmd("CONFIG", "GET", "maxmemory", "maxmemory-clients", "client-query-buffer-limit"),
+			`["maxmemory" "10000002" "maxmemory-clients" "0" "client-query-buffer-limit" "1073741824"]`},
+		// the apply error: maxmemory and timeout go back, the hook saw 1
+		// and nothing after it
+		{cmd("CONFIG", "SET", "maxmemory", "10000001", "timeout", "9", "port", "1", "client-query-buffer-limit", "10m"),
+			failed("port", "Unable to listen on this port. Check server logs.")},
+		{cmd("CONFIG", "GET", "maxmemory", "timeout", "port", "client-query-buffer-limit"),
+			`["maxmemory" "10000002" "timeout" "0" "port" "6379" "client-query-buffer-limit" "1073741824"]`},
+		// the hook applies a good value, once
+		{cmd("CONFIG", "SET", "port", "7000", "client-query-buffer-limit", "10m"), "OK"},
+		{cmd("CONFIG", "GET", "port", "client-query-buffer-limit"), `["port" "7000" "client-query-buffer-limit" "10000000"]`},
+		{cmd("CONFIG", "SET", "port", "7000"), "OK"},
+		// Redis's "duplicate configs" and "set immutable"
+		{cmd("CONFIG", "SET", "maxmemory", "10000001", "maxmemory", "10000002"), failed("maxmemory", "duplicate parameter")},
+		{cmd("CONFIG", "SET", "daemonize", "yes"), failed("daemonize", "can't set immutable config")},
+	})
+	if got := strings.Join(applied, " "); got != "1 7000" {
+		t.Errorf("port hook applied %q, want 1 then 7000", got)
+	}
+	if te.net.queryLimit.Load() != 10000000 {
+		t.Errorf("client-query-buffer-limit not applied: %d", te.net.queryLimit.Load())
+	}
 }
 
 func TestConfigRewrite(t *testing.T) {
@@ -146,7 +252,7 @@ func TestConfigRewrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withFile := newTestEngineConfig(t, Config{Params: map[string]string{"config_file": path}})
+	withFile := newTestEngineConfig(t, Config{ConfigFile: path})
 	withFile.run([]step{
 		// nothing changed: the file stays as it was
 		{cmd("CONFIG", "REWRITE"), "OK"},
@@ -171,10 +277,10 @@ func TestConfigRewrite(t *testing.T) {
 		"  # indented comment\n" +
 		"hz 10\n" +
 		"# Generated by CONFIG REWRITE\n" +
-		"save \"\"\n" +
-		"maxmemory 2mb\n" +
 		"loglevel warning\n" +
-		"tracking-table-max-keys 10\n"
+		"save \"\"\n" +
+		"tracking-table-max-keys 10\n" +
+		"maxmemory 2mb\n"
 	got, _ := os.ReadFile(path)
 	if string(got) != want {
 		t.Errorf("rewritten file:\n%s\nwant:\n%s", got, want)
@@ -192,190 +298,246 @@ func TestConfigRewrite(t *testing.T) {
 		t.Errorf("second rewrite:\n%s\nwant:\n%s", got, want2)
 	}
 	// A file that cannot be written: Redis's error.
-	bad := newTestEngineConfig(t, Config{Params: map[string]string{"config_file": filepath.Join(path, "x", "y.conf")}})
+	bad := newTestEngineConfig(t, Config{ConfigFile: filepath.Join(path, "x", "y.conf")})
 	if r := bad.do("CONFIG", "REWRITE"); !strings.HasPrefix(r.String(), "(error) ERR Rewriting config file: ") {
 		t.Errorf("unwritable file: %s", r)
 	}
 }
 
-// TestConfigSetEveryParam audits the parameter table: every parameter
-// has a case, and for each a CONFIG SET of a value other than the
-// default is applied (CONFIG GET reports it, and where cheap its effect
-// is observed) or refused with Redis's wording.
+// TestConfigSetEveryParam goes through the spec: for every parameter
+// (and alias) CONFIG SET of a value other than the default is applied
+// (CONFIG GET reports it; for a Live parameter of the engine its effect
+// is observed below) or refused with Redis's wording or lockredis's
+// reason, as its mode says; and setting the value in force is accepted
+// unless Redis refuses the name itself.
 func TestConfigSetEveryParam(t *testing.T) {
-	const runtimeWhy = "lockredis cannot change this parameter at runtime"
-	type paramCase struct {
-		value string // what CONFIG SET sends
-		get   string // what CONFIG GET reports then; "" means value
-		// refused, when set, is why CONFIG SET must fail.
-		refused string
-		effect  func(t *testing.T, e *Engine, hook map[string]string)
-	}
-	immutable := paramCase{value: "x", refused: "can't set immutable config"}
-	protected := paramCase{value: "x", refused: "can't set protected config"}
-	cases := map[string]paramCase{
-		"save":              {value: "900 1"},
-		"appendonly":        {value: "yes", refused: runtimeWhy},
-		"appendfsync":       {value: "always", refused: runtimeWhy},
-		"appendfilename":    immutable,
-		"appenddirname":     immutable,
-		"dbfilename":        protected,
-		"dir":               protected,
-		"databases":         immutable,
-		"port":              {value: "7001", refused: runtimeWhy},
-		"bind":              {value: "0.0.0.0", refused: runtimeWhy},
-		"requirepass":       {value: "secret", refused: runtimeWhy},
-		"maxclients":        {value: "5", refused: runtimeWhy},
-		"maxmemory-samples": {value: "7"},
-		"maxmemory": {value: "1", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.guards.maxMemory.Load() != 1 {
-				t.Errorf("maxmemory not applied")
-			}
-		}},
-		"maxmemory-policy": {value: "allkeys-lru", refused: errPolicyWhy},
-		"timeout": {value: "5", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.IdleTimeout() != 5*time.Second {
-				t.Errorf("IdleTimeout %v", e.IdleTimeout())
-			}
-		}},
-		"busy-reply-threshold": {value: "123", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if busy, _ := e.ScriptLimits(); busy != 123*time.Millisecond {
-				t.Errorf("busy threshold %v", busy)
-			}
-		}},
-		"lua-time-limit": {value: "321", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if busy, _ := e.ScriptLimits(); busy != 321*time.Millisecond {
-				t.Errorf("busy threshold %v", busy)
-			}
-		}},
-		"lua-hard-time-limit": {value: "0", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if _, hard := e.ScriptLimits(); hard != 0 {
-				t.Errorf("hard limit %v", hard)
-			}
-		}},
-		"loglevel": {value: "WARNING", get: "warning", effect: func(t *testing.T, _ *Engine, hook map[string]string) {
-			if hook["loglevel"] != "warning" {
-				t.Errorf("OnConfigSet got %v", hook)
-			}
-		}},
-		"logfile": immutable,
-		"protected-mode": {value: "no", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.net.protectedMode.Load() {
-				t.Errorf("protected-mode still on")
-			}
-		}},
-		"tcp-keepalive": {value: "42", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.net.keepAlive.Load() != 42 {
-				t.Errorf("keepalive %d", e.net.keepAlive.Load())
-			}
-		}},
-		"tcp-backlog":               {value: "100", refused: "can't set immutable config"},
-		"hz":                        {value: "50"},
-		"dynamic-hz":                {value: "no"},
-		"proto-max-bulk-len":        {value: "2mb", refused: runtimeWhy},
-		"client-query-buffer-limit": {value: "2mb", refused: runtimeWhy},
-		"notify-keyspace-events": {value: "xE", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.NotifyClasses() != NotifyExpired|NotifyKeyevent {
-				t.Errorf("notify classes %v", e.NotifyClasses())
-			}
-		}},
-		"cluster-enabled":           {value: "yes", refused: "can't set immutable config"},
-		"daemonize":                 {value: "yes", refused: "can't set immutable config"},
-		"supervised":                {value: "systemd", refused: "can't set immutable config"},
-		"pidfile":                   immutable,
-		"unixsocket":                immutable,
-		"io-threads":                {value: "4", refused: "can't set immutable config"},
-		"replicaof":                 {value: "127.0.0.1 6380", refused: "can't set immutable config"},
-		"slaveof":                   {value: "127.0.0.1 6380", refused: "can't set immutable config"},
-		"replica-read-only":         {value: "no", refused: runtimeWhy},
-		"slave-read-only":           {value: "no", refused: runtimeWhy},
-		"slowlog-log-slower-than":   {value: "5"},
-		"slowlog-max-len":           {value: "5"},
-		"latency-monitor-threshold": {value: "5"},
-		"enable-debug-command":      {value: "yes", refused: "can't set immutable config"},
-		"enable-module-command":     {value: "yes", refused: "can't set immutable config"},
-		"tracking-table-max-keys": {value: "17", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.tracker.maxKeys.Load() != 17 {
-				t.Errorf("tracking-table-max-keys %d", e.tracker.maxKeys.Load())
-			}
-		}},
-		"lock-delay": {value: "250", effect: func(t *testing.T, e *Engine, _ map[string]string) {
-			if e.locks.delayMs.Load() != 250 {
-				t.Errorf("lock-delay %d", e.locks.delayMs.Load())
-			}
-		}},
-		"client-output-buffer-limit": {value: "normal 1mb 2mb 3 pubsub 1kb 0 0",
-			get: "normal 1048576 2097152 3 slave 268435456 67108864 60 pubsub 1024 0 0",
-			effect: func(t *testing.T, e *Engine, _ map[string]string) {
-				if l := e.OutputLimit(OutputNormal); l != (OutputLimit{1 << 20, 2 << 20, 3}) {
-					t.Errorf("normal limit %+v", l)
-				}
-				if l := e.OutputLimit(OutputPubsub); l != (OutputLimit{Hard: 1024}) {
-					t.Errorf("pubsub limit %+v", l)
-				}
-			}},
-	}
-	for _, p := range configParams {
-		tc, ok := cases[p.name]
-		if !ok {
-			t.Errorf("parameter %s has no case: add one", p.name)
+	effects := paramEffects
+	for i := range config.Params {
+		p := &config.Params[i]
+		if !p.Configurable() {
 			continue
 		}
-		t.Run(p.name, func(t *testing.T) {
-			hook := map[string]string{}
-			te := newTestEngineConfig(t, Config{OnConfigSet: func(n, v string) { hook[n] = v }})
-			before := te.do("CONFIG", "GET", p.name).String()
-			r := te.do("CONFIG", "SET", p.name, tc.value).String()
-			if tc.refused != "" {
-				want := "(error) ERR CONFIG SET failed (possibly related to argument '" + p.name + "') - " + tc.refused
-				if r != want {
-					t.Errorf("SET %s %q: %s, want %s", p.name, tc.value, r, want)
+		if p.Mode == config.Live && p.By == config.ByEngine && effects[p.Name] == nil {
+			t.Errorf("%s: a Live parameter of the engine needs an effect here", p.Name)
+		}
+		for _, name := range p.Names() {
+			t.Run(name, func(t *testing.T) {
+				hook := map[string]string{}
+				te := newTestEngineConfig(t, Config{OnConfigSet: func(n, v string) { hook[n] = v }})
+				before := te.do("CONFIG", "GET", name).String()
+				value := p.Sample()
+				r := te.do("CONFIG", "SET", name, value).String()
+				var refused string
+				switch {
+				case p.Immutable:
+					refused = "can't set immutable config"
+				case p.Protected:
+					refused = "can't set protected config"
+				case p.Mode == config.Fixed:
+					refused = p.Why
+				case p.Mode == config.Start:
+					refused = "lockredis cannot change this parameter at runtime"
 				}
-				if after := te.do("CONFIG", "GET", p.name).String(); after != before {
-					t.Errorf("refused SET changed GET: %s -> %s", before, after)
+				if refused != "" {
+					want := "(error) ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + refused
+					if r != want {
+						t.Errorf("SET %s %q: %s, want %s", name, value, r, want)
+					}
+					if after := te.do("CONFIG", "GET", name).String(); after != before {
+						t.Errorf("refused SET changed GET: %s -> %s", before, after)
+					}
+					if len(hook) != 0 {
+						t.Errorf("refused SET called OnConfigSet: %v", hook)
+					}
+					if !p.Immutable && !p.Protected {
+						cur := te.do("CONFIG", "GET", name).Elems[1].Str
+						if r := te.do("CONFIG", "SET", name, cur).String(); r != "OK" {
+							t.Errorf("SET %s to its value %q: %s", name, cur, r)
+						}
+					}
+					return
 				}
-				if len(hook) != 0 {
-					t.Errorf("refused SET called OnConfigSet: %v", hook)
+				if r != "OK" {
+					t.Fatalf("SET %s %q: %s", name, value, r)
 				}
-				return
-			}
-			if !p.settable && !p.ignorable {
-				t.Errorf("%s is neither settable nor ignorable but its case expects SET to apply", p.name)
-			}
-			if r != "OK" {
-				t.Fatalf("SET %s %q: %s", p.name, tc.value, r)
-			}
-			get := tc.get
-			if get == "" {
-				get = tc.value
-			}
-			if got, want := te.do("CONFIG", "GET", p.name).String(), `["`+p.name+`" "`+get+`"]`; got != want {
-				t.Errorf("GET after SET: %s, want %s", got, want)
-			}
-			if p.alias != "" {
-				if got, want := te.do("CONFIG", "GET", p.alias).String(), `["`+p.alias+`" "`+get+`"]`; got != want {
-					t.Errorf("GET alias after SET: %s, want %s", got, want)
+				for _, n := range p.Names() {
+					if got, want := te.do("CONFIG", "GET", n).String(), `["`+n+`" "`+value+`"]`; got != want {
+						t.Errorf("GET after SET: %s, want %s", got, want)
+					}
 				}
-			}
-			if tc.effect != nil {
-				tc.effect(t, te.Engine, hook)
-			}
-		})
+				if hook[p.Name] != value {
+					t.Errorf("OnConfigSet got %v", hook)
+				}
+				if f := effects[p.Name]; f != nil {
+					f(t, te.Engine, hook)
+				}
+			})
+		}
 	}
 }
 
-func TestParseMemory(t *testing.T) {
-	for in, want := range map[string]int64{
-		"0": 0, "100": 100, "1b": 1, "1k": 1000, "1kb": 1024, "1KB": 1024, "2m": 2000000, "2mb": 2 << 20,
-		"1g": 1000000000, "1Gb": 1 << 30,
-	} {
-		if got, ok := parseMemory([]byte(in)); !ok || got != want {
-			t.Errorf("parseMemory(%q) = %d, %v; want %d", in, got, ok, want)
+// TestMinReplicas: with min-replicas-to-write and min-replicas-max-lag
+// both above 0, a master without good replicas (lockredis always) refuses
+// every write with Redis's NOREPLICAS, reads go on, a queued write dooms
+// the transaction; either at 0 lifts it (checkGoodReplicasStatus).
+func TestMinReplicas(t *testing.T) {
+	te := newTestEngine(t)
+	const noReplicas = "(error) NOREPLICAS Not enough good replicas to write."
+	te.run([]step{
+		{cmd("SET", "k", "v"), "OK"},
+		{cmd("CONFIG", "SET", "min-replicas-to-write", "1"), "OK"},
+		{cmd("SET", "k", "w"), noReplicas},
+		{cmd("DEL", "k"), noReplicas},
+		{cmd("GET", "k"), `"v"`},
+		{cmd("PING"), "PONG"},
+		{cmd("MULTI"), "OK"},
+		{cmd("SET", "k", "w"), noReplicas},
+		{cmd("EXEC"), "(error) EXECABORT Transaction discarded because of previous errors."},
+		{cmd("CONFIG", "SET", "min-slaves-max-lag", "0"), "OK"},
+		{cmd("SET", "k", "w"), "OK"},
+		{cmd("CONFIG", "SET", "min-replicas-max-lag", "10", "min-replicas-to-write", "0"), "OK"},
+		{cmd("SET", "k", "x"), "OK"},
+	})
+}
+
+// paramEffects observe the Live parameters the engine applies, once a
+// parameter was given the spec's sample (by CONFIG SET or at start).
+var paramEffects = map[string]func(t *testing.T, e *Engine, hook map[string]string){
+	"maxmemory": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.guards.maxMemory.Load() != 1 {
+			t.Errorf("maxmemory not applied")
 		}
-	}
-	for _, in := range []string{"", "k", "1x", "-1", "1.5m", "99999999999999999999", "9999999999999gb"} {
-		if _, ok := parseMemory([]byte(in)); ok {
-			t.Errorf("parseMemory(%q) accepted", in)
+	},
+	"min-replicas-to-write": func(t *testing.T, e *Engine, _ map[string]string) {
+		if !e.NoGoodReplicas() {
+			t.Errorf("writes not refused with min-replicas-to-write %d", e.guards.minReplicas.Load())
 		}
+	},
+	"min-replicas-max-lag": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.guards.maxLag.Load() == 10 {
+			t.Errorf("min-replicas-max-lag %d", e.guards.maxLag.Load())
+		}
+	},
+	"timeout": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.IdleTimeout() != time.Second {
+			t.Errorf("IdleTimeout %v", e.IdleTimeout())
+		}
+	},
+	"busy-reply-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
+		if busy, _ := e.ScriptLimits(); busy == 5*time.Second {
+			t.Errorf("busy threshold %v", busy)
+		}
+	},
+	"lua-hard-time-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if _, hard := e.ScriptLimits(); hard == time.Minute {
+			t.Errorf("hard limit %v", hard)
+		}
+	},
+	"loglevel": func(t *testing.T, _ *Engine, hook map[string]string) {
+		if hook["loglevel"] == "" {
+			t.Errorf("OnConfigSet got %v", hook)
+		}
+	},
+	"protected-mode": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.net.protectedMode.Load() {
+			t.Errorf("protected-mode still on")
+		}
+	},
+	"tcp-keepalive": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.TCPKeepAlive() == 300*time.Second {
+			t.Errorf("keepalive %v", e.TCPKeepAlive())
+		}
+	},
+	"client-query-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.QueryBufferLimit() == 1<<30 {
+			t.Errorf("query buffer limit %d", e.QueryBufferLimit())
+		}
+	},
+	"notify-keyspace-events": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.NotifyClasses() != NotifyExpired|NotifyKeyevent {
+			t.Errorf("notify classes %v", e.NotifyClasses())
+		}
+	},
+	"slowlog-log-slower-than": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.slowerThan.Load() == 10000 {
+			t.Errorf("slowlog-log-slower-than %d", e.ops.slowerThan.Load())
+		}
+	},
+	"slowlog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.slowMax.Load() == 128 {
+			t.Errorf("slowlog-max-len %d", e.ops.slowMax.Load())
+		}
+	},
+	"latency-monitor-threshold": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.ops.latThreshold.Load() == 0 {
+			t.Errorf("latency-monitor-threshold %d", e.ops.latThreshold.Load())
+		}
+	},
+	"tracking-table-max-keys": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.tracker.maxKeys.Load() == 1000000 {
+			t.Errorf("tracking-table-max-keys %d", e.tracker.maxKeys.Load())
+		}
+	},
+	"acllog-max-len": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.acl.logMax == 128 {
+			t.Errorf("acllog-max-len %d", e.acl.logMax)
+		}
+	},
+	"lock-delay": func(t *testing.T, e *Engine, _ map[string]string) {
+		if e.locks.delayMs.Load() == 0 {
+			t.Errorf("lock-delay %d", e.locks.delayMs.Load())
+		}
+	},
+	"client-output-buffer-limit": func(t *testing.T, e *Engine, _ map[string]string) {
+		if l := e.OutputLimit(OutputNormal); l != (OutputLimit{Hard: 1 << 20}) {
+			t.Errorf("normal limit %+v", l)
+		}
+	},
+}
+
+// TestConfigStartEveryParam: every parameter the engine accepts at start
+// takes effect there: given the spec's sample in Params, CONFIG GET shows
+// it under every name and, for a Live parameter of the engine, its
+// effect is observed as after CONFIG SET; a Fixed one is refused with
+// its reason.
+func TestConfigStartEveryParam(t *testing.T) {
+	// What needs more than itself to start: the files it points at.
+	needs := map[string]bool{"aclfile": true, "dir": true, "appendonly": true, "appendfilename": true,
+		"tls-cert-file": true, "tls-key-file": true, "tls-ca-cert-file": true, "tls-ca-cert-dir": true}
+	for i := range config.Params {
+		p := &config.Params[i]
+		if !p.Configurable() || needs[p.Name] {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			value := p.Sample()
+			e, err := New(Config{Params: map[string]string{p.Name: value}})
+			if p.Mode == config.Fixed {
+				if err == nil {
+					e.Close()
+					t.Fatalf("%s %q accepted at start", p.Name, value)
+				}
+				if !strings.Contains(err.Error(), p.Why) {
+					t.Errorf("%s %q: %v, want %q", p.Name, value, err, p.Why)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s %q: %v", p.Name, value, err)
+			}
+			t.Cleanup(func() { e.Close() })
+			s := NewSession("normal")
+			s.Authenticated = true
+			e.AddSession(s)
+			te := &testEngine{t: t, Engine: e, s: s}
+			for _, n := range p.Names() {
+				if got, want := te.do("CONFIG", "GET", n).String(), `["`+n+`" "`+value+`"]`; got != want {
+					t.Errorf("GET: %s, want %s", got, want)
+				}
+			}
+			if f := paramEffects[p.Name]; f != nil && p.Name != "loglevel" {
+				f(t, e, nil)
+			}
+		})
 	}
 }

@@ -134,7 +134,7 @@ func TestAuthWithoutPassword(t *testing.T) {
 }
 
 func TestAuthWithPassword(t *testing.T) {
-	te := newTestEngineConfig(t, Config{RequirePass: "sekret"})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"requirepass": "sekret"}})
 	c := te.connect()
 	c.run([]step{
 		{cmd("PING"), "(error) NOAUTH Authentication required."},
@@ -206,7 +206,7 @@ func TestHello(t *testing.T) {
 }
 
 func TestHelloWithPassword(t *testing.T) {
-	te := newTestEngineConfig(t, Config{RequirePass: "sekret"})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"requirepass": "sekret"}})
 	const noAuth = "(error) NOAUTH HELLO must be called with the client already authenticated, otherwise the " +
 		"HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol " +
 		"version at the same time"
@@ -250,7 +250,7 @@ func TestHelloWithPassword(t *testing.T) {
 }
 
 func TestReset(t *testing.T) {
-	te := newTestEngineConfig(t, Config{RequirePass: "sekret"})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"requirepass": "sekret"}})
 	c := te.connect()
 	resets := 0
 	c.s.OnReset = func() { resets++ }
@@ -287,7 +287,7 @@ func TestReset(t *testing.T) {
 }
 
 func TestCheckPassword(t *testing.T) {
-	te := newTestEngineConfig(t, Config{RequirePass: "pw"})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"requirepass": "pw"}})
 	for _, tc := range []struct {
 		user, pass string
 		ok         bool

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -247,6 +249,7 @@ func FuzzRestorePayload(f *testing.F) {
 	f.Add([]byte("\x0a\x0f\x0f\x00\x00\x00\x0c\x00\x00\x00\x02\x00\x00\xf3\x02\xf6\xff")) // ziplist
 	f.Add([]byte("\x00\xc3\x02\x80\x7f\xff\xff\xff\x00a"))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		defer fuzzWatch(body)()
 		v, err := restorePayload(body)
 		if err != nil {
 			return
@@ -355,4 +358,95 @@ func TestMigrateStreamRefused(t *testing.T) {
 		{cmd("MIGRATE", "127.0.0.1", "1", "st", "0", "100"), "(error) ERR lockredis cannot DUMP or MIGRATE a stream: Redis's RDB stream format is not implemented"},
 		{cmd("XLEN", "st"), "(integer) 1"},
 	})
+}
+
+// TestRestoreWorkLinear: what RESTORE does for a payload grows linearly
+// with the payload. Work is counted, not timed: the bytes and objects
+// allocated per payload byte (runtime.MemStats, deterministic for the same
+// input) may not grow as the payload does (16 times larger). The reader
+// takes each payload byte once (RDBReader.take) and an LZF string may not
+// claim more than lzfMaxRatio times its size, so allocation follows the
+// work; the shapes are the ones whose restore re-encodes or checks the
+// whole value (listpacks converted to large encodings, intsets sorted and
+// checked for duplicates, quicklists of many nodes).
+func TestRestoreWorkLinear(t *testing.T) {
+	strs := func(n int, f string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf(f, i)
+		}
+		return out
+	}
+	ints := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i)*7919 - 1<<20
+		}
+		return out
+	}
+	zents := func(n int) []zent {
+		out := make([]zent, n)
+		for i := range out {
+			out[i] = zent{fmt.Sprintf("m%d", i), float64(n - i)}
+		}
+		return out
+	}
+	hents := func(n int) []hashEntry {
+		out := make([]hashEntry, n)
+		for i := range out {
+			out[i] = hashEntry{field: fmt.Sprintf("f%d", i), value: fmt.Sprintf("v%d", i)}
+		}
+		return out
+	}
+	shapes := []struct {
+		name string
+		val  func(n int) Value
+	}{
+		{"string", func(n int) Value { return Value{Type: TypeString, Payload: strings.Repeat("abcdefgh", n)} }},
+		{"compressible-string", func(n int) Value { return Value{Type: TypeString, Payload: strings.Repeat("a", 64*n)} }},
+		{"list", func(n int) Value { return Value{Type: TypeList, Payload: encodeList(&listObj{elems: strs(n, "e%d")})} }},
+		{"intset", func(n int) Value {
+			return Value{Type: TypeSet, Payload: encodeSet(&setObj{intset: true, ints: ints(n)})}
+		}},
+		{"set", func(n int) Value { return Value{Type: TypeSet, Payload: encodeSet(&setObj{members: strs(n, "s%d")})} }},
+		{"zset-listpack", func(n int) Value { return Value{Type: TypeZSet, Payload: encodeZset(&zsetObj{ents: zents(n)})} }},
+		{"zset-large", func(n int) Value {
+			return Value{Type: TypeZSet, Payload: encodeZset(&zsetObj{large: true, ents: zents(n)})}
+		}},
+		{"hash-listpack", func(n int) Value {
+			return Value{Type: TypeHash, Payload: encodeHash(&hashObj{ents: hents(n), live: n})}
+		}},
+		{"hash-large", func(n int) Value {
+			return Value{Type: TypeHash, Payload: encodeHash(&hashObj{large: true, ents: hents(n), live: n})}
+		}},
+	}
+	// alloc is what restoring body allocates: bytes and objects.
+	alloc := func(body []byte) (uint64, uint64) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := restorePayload(body); err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+	}
+	for _, s := range shapes {
+		t.Run(s.name, func(t *testing.T) {
+			small, large := dumpPayload(s.val(200)), dumpPayload(s.val(3200))
+			small, large = small[:len(small)-10], large[:len(large)-10]
+			bs, os := alloc(small)
+			bl, ol := alloc(large)
+			for _, m := range []struct {
+				what     string
+				sml, lrg uint64
+			}{{"bytes", bs, bl}, {"objects", os, ol}} {
+				perSmall := float64(m.sml) / float64(len(small))
+				perLarge := float64(m.lrg) / float64(len(large))
+				t.Logf("%s allocated per payload byte: %.2f (%d bytes), %.2f (%d bytes)", m.what, perSmall, len(small), perLarge, len(large))
+				if perLarge > 2*perSmall+1 {
+					t.Errorf("%s allocated per payload byte: %.2f for %d bytes, %.2f for %d: not linear", m.what, perSmall, len(small), perLarge, len(large))
+				}
+			}
+		})
+	}
 }

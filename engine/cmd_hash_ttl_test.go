@@ -466,7 +466,7 @@ func TestHashTTLSweeper(t *testing.T) {
 func TestHashTTLSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Unix(1700000000, 0)
-	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways, Clock: NewManualClock(start)}
+	cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": FsyncAlways}, Clock: NewManualClock(start)}
 	te := openEngine(t, cfg)
 	te.runTTL([]ttlStep{
 		{0, cmd("HSET", "h", "a", "1", "b", "2", "c", "3"), `(integer) 3`},
@@ -566,7 +566,7 @@ func TestHashTTLLockInfo(t *testing.T) {
 // A field's lease counts for the restart fence like a key's TTL.
 func TestHashTTLFenceRecordsFieldLeases(t *testing.T) {
 	dir := t.TempDir()
-	te := openEngine(t, Config{Dir: dir, MaxLockTTL: time.Minute})
+	te := openEngine(t, Config{Params: map[string]string{"dir": dir, "max-lock-ttl": time.Minute.String()}})
 	for _, st := range []struct {
 		args []string
 		want int64

@@ -115,11 +115,11 @@ func (e *Engine) engineID(kind string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// lockredisVersion is lockredis's own version: Params["lockredis_version"]
-// when the server's assembler sets it, else the module version Go
-// recorded in the binary.
+// lockredisVersion is lockredis's own version: Config.Version when the
+// server's assembler sets it, else the module version Go recorded in the
+// binary.
 func (e *Engine) lockredisVersion() string {
-	if v := e.cfg.Params["lockredis_version"]; v != "" {
+	if v := e.cfg.Version; v != "" {
 		return v
 	}
 	const module = "github.com/lockredis/lockredis"
@@ -173,15 +173,15 @@ func infoServer(b []byte, c *Call) []byte {
 	b = infoInt(b, "process_id", int64(os.Getpid()))
 	b = infoLine(b, "process_supervised", "no")
 	b = infoLine(b, "run_id", e.engineID("run"))
-	b = infoLine(b, "tcp_port", e.configValue(configParam{name: "port", def: "6379"}))
+	b = infoLine(b, "tcp_port", e.configValue("port"))
 	b = infoInt(b, "server_time_usec", e.Clock.Now().UnixMicro())
 	b = infoInt(b, "uptime_in_seconds", int64(up/time.Second))
 	b = infoInt(b, "uptime_in_days", int64(up/(24*time.Hour)))
-	hz := e.configValue(configParam{name: "hz", def: "10"})
+	hz := e.configValue("hz")
 	b = infoLine(b, "hz", hz)
 	b = infoLine(b, "configured_hz", hz)
 	b = infoLine(b, "executable", exe)
-	b = infoLine(b, "config_file", e.cfg.Params["config_file"])
+	b = infoLine(b, "config_file", e.cfg.ConfigFile)
 	b = infoLine(b, "io_threads_active", "0")
 	b = infoLine(b, "lockredis_version", e.lockredisVersion())
 	return b
@@ -191,7 +191,7 @@ func infoClients(b []byte, c *Call) []byte {
 	b = append(b, "# Clients\r\n"...)
 	b = infoInt(b, "connected_clients", int64(c.E.ClientCount()))
 	b = infoLine(b, "cluster_connections", "0")
-	b = infoLine(b, "maxclients", c.E.configValue(configParam{name: "maxclients", def: "10000"}))
+	b = infoLine(b, "maxclients", c.E.configValue("maxclients"))
 	b = infoLine(b, "client_recent_max_input_buffer", "0")
 	b = infoLine(b, "client_recent_max_output_buffer", "0")
 	b = infoInt(b, "blocked_clients", int64(c.E.BlockedClients()))
@@ -217,13 +217,17 @@ func infoMemory(b []byte, c *Call) []byte {
 	b = infoInt(b, "used_memory_startup", engineBaseMemory)
 	b = infoInt(b, "used_memory_dataset", used-engineBaseMemory)
 	b = infoInt(b, "used_memory_go_heap", int64(ms.HeapAlloc))
-	fc := c.E.functionCount() // functions_store.go
+	fc := c.E.functionCount() // functions.go
+	b = infoInt(b, "used_memory_scripts_eval", fc.ScriptMemory)
+	b = infoInt(b, "number_of_cached_scripts", int64(fc.Scripts))
 	b = infoInt(b, "number_of_functions", int64(fc.Functions))
 	b = infoInt(b, "number_of_libraries", int64(fc.Libraries))
 	b = infoInt(b, "used_memory_functions", fc.Memory)
+	b = infoInt(b, "used_memory_scripts", fc.ScriptMemory+fc.Memory)
+	b = infoLine(b, "used_memory_scripts_human", keyspace.BytesToHuman(uint64(fc.ScriptMemory+fc.Memory)))
 	b = infoInt(b, "maxmemory", maxMem)
 	b = infoLine(b, "maxmemory_human", keyspace.BytesToHuman(uint64(maxMem)))
-	b = infoLine(b, "maxmemory_policy", c.E.configValue(configParam{name: "maxmemory-policy", def: "noeviction"}))
+	b = infoLine(b, "maxmemory_policy", c.E.configValue("maxmemory-policy"))
 	ratio := 0.0
 	if used > 0 {
 		ratio = float64(ms.Sys) / float64(used)
@@ -238,7 +242,7 @@ func infoPersistence(b []byte, c *Call) []byte {
 	// Persistence and the restart fence (persist.go, fence.go).
 	pi := c.E.Persistence()
 	aof := "0"
-	if pi.Enabled || c.E.configValue(configParam{name: "appendonly", def: "no"}) == "yes" {
+	if pi.Enabled || c.E.configValue("appendonly") == "yes" {
 		aof = "1"
 	}
 	rewriting := "0"
@@ -342,6 +346,9 @@ func infoReplication(b []byte, c *Call) []byte {
 	b = append(b, "# Replication\r\n"...)
 	b = infoLine(b, "role", "master")
 	b = infoLine(b, "connected_slaves", "0")
+	if c.E.NoGoodReplicas() {
+		b = infoLine(b, "min_slaves_good_slaves", "0") // shown while min-replicas applies
+	}
 	b = infoLine(b, "master_failover_state", "no-failover")
 	b = infoLine(b, "master_replid", c.E.engineID("replid"))
 	b = infoLine(b, "master_replid2", "0000000000000000000000000000000000000000")

@@ -79,9 +79,8 @@ func TestInfoSections(t *testing.T) {
 }
 
 func TestInfoFields(t *testing.T) {
-	te := newTestEngineConfig(t, Config{Params: map[string]string{
-		"port": "7777", "appendonly": "yes", "lockredis_version": "v9.9.9", "config_file": "/etc/lr.conf",
-	}})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"port": "7777", "appendonly": "yes", "dir": t.TempDir()},
+		Version: "v9.9.9", ConfigFile: "/etc/lr.conf"})
 	te.run([]step{
 		{cmd("SET", "a", "1"), "OK"},
 		{cmd("SET", "b", "1", "PX", "5000"), "OK"},

@@ -172,7 +172,7 @@ func TestMigrateErrors(t *testing.T) {
 // TestMigrateClusterAsking: in cluster mode MIGRATE sends RESTORE-ASKING,
 // as Redis does, so that a target importing the slot takes the key.
 func TestMigrateClusterAsking(t *testing.T) {
-	te := newTestEngineConfig(t, Config{Cluster: true})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"cluster-enabled": "yes"}})
 	ft := newFakeTarget(t, okToAll, false)
 	host, port, _ := net.SplitHostPort(ft.addr)
 	te.run([]step{

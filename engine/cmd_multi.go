@@ -33,6 +33,13 @@ func (s *Session) InMulti() bool { return s.multi != nil }
 func (s *Session) Queue(cmd *Command, args [][]byte) {
 	s.multi.queue = append(s.multi.queue, queuedCommand{cmd, args})
 	s.Multi.Store(int32(len(s.multi.queue)))
+	// CLIENT LIST's multi-mem, as Redis's mstate.argv_len_sums: the
+	// arguments' bytes and a pointer for each.
+	n := int64(8 * len(args))
+	for _, a := range args {
+		n += int64(len(a))
+	}
+	s.multiMem.Add(n)
 }
 
 // QueueHas reports whether a queued command satisfies match.
@@ -59,6 +66,7 @@ func (s *Session) FailMulti() {
 func (s *Session) endMulti() {
 	s.multi = nil
 	s.Multi.Store(-1)
+	s.multiMem.Store(0)
 }
 
 // ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).

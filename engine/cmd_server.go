@@ -131,7 +131,7 @@ func cmdWaitAOF(c *Call) {
 	if _, ok := parseMsTimeout(c, c.Args[3]); !ok {
 		return
 	}
-	if numLocal > 0 && c.E.cfg.Params["appendonly"] != "yes" {
+	if numLocal > 0 && !c.E.cfg.AppendOnly {
 		c.Err(errWaitAOFNoAOF)
 		return
 	}

@@ -95,7 +95,7 @@ func TestWaitAOF(t *testing.T) {
 		{cmd("WAITAOF", "1", "0", "-5"), "(error) ERR timeout is negative"},
 		{cmd("WAITAOF", "1", "0", "0"), "(error) ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled."},
 	})
-	aof := newTestEngineConfig(t, Config{Params: map[string]string{"appendonly": "yes"}})
+	aof := newTestEngineConfig(t, Config{Params: map[string]string{"appendonly": "yes", "dir": t.TempDir()}})
 	aof.run([]step{{cmd("WAITAOF", "1", "0", "0"), "[(integer) 0 (integer) 0]"}})
 }
 

@@ -118,7 +118,7 @@ func TestStreamIdleTimesFollowTheEngineClock(t *testing.T) {
 func TestStreamSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Unix(1700000000, 0)
-	cfg := Config{Dir: dir, AppendOnly: true, AppendFsync: FsyncAlways, Clock: NewManualClock(start)}
+	cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": FsyncAlways}, Clock: NewManualClock(start)}
 	te := openEngine(t, cfg)
 	for i := 1; i <= 150; i++ {
 		te.do("XADD", "s", fmt.Sprint(i), "f", fmt.Sprint(i*i))

@@ -13,52 +13,35 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockredis/lockredis/config"
 	"github.com/lockredis/lockredis/keyspace"
 )
 
 // Version is the Redis version lockredis reports (INFO, HELLO).
 const Version = "7.0.15"
 
-// Config configures an Engine.
+// Config configures an Engine. Its parameters (databases, dir,
+// appendonly, timeout...) are Params, by their redis.conf names: the
+// config package's spec says what each takes and the engine checks them
+// as CONFIG SET does (config_runtime.go).
 type Config struct {
-	Databases   int    // default 16, at most 256
-	RequirePass string // empty: no authentication
-	// ACLFile is redis.conf's aclfile: the users, loaded by LoadACLFile
-	// and ACL LOAD, written by ACL SAVE (acl_file.go).
-	ACLFile string
-	Clock   *Clock // default: a real clock
-	Path    string // buntdb file; "" keeps the keyspace in memory
-	Logf    func(level, format string, args ...any)
+	// Params are the parameters given at start, by name (a parameter not
+	// given takes the spec's default). An unknown name or a value the
+	// spec refuses fails New. Those the assembler applies (port, bind,
+	// tls-*, maxclients, loglevel...) are kept for CONFIG GET.
+	Params map[string]string
+	// Hooks are how CONFIG SET reaches the parameters the assembler
+	// applies at runtime (the server's port and bind).
+	Hooks map[string]ParamHook
+	// ConfigFile is the file CONFIG REWRITE writes (INFO's config_file);
+	// "" when the server started without one.
+	ConfigFile string
+	// Version is the assembler's own version, for INFO (lockredis_version).
+	Version string
 
-	// Persistence (persist.go): with AppendOnly the keyspace lives in
-	// Dir/AppendFilename (default appendonly.aof), fsynced as AppendFsync
-	// says ("always", "everysec" (default), "no"). Path, when set, names
-	// the file directly instead.
-	Dir            string
-	AppendOnly     bool
-	AppendFsync    string
-	AppendFilename string
-	// Restart fence (fence.go): "auto" (default), "off" or a duration. Its
-	// state file lives in Dir; without Dir only a duration applies, at
-	// every start. MaxLockTTL caps an automatic fence (default 5m).
-	RestartFence string
-	MaxLockTTL   time.Duration
-	// LockDelay is how long a SESSION lock whose connection died stays
-	// with its dead owner before it passes on, unless LOCK.ACQUIRE said
-	// LOCKDELAY (CONFIG SET lock-delay changes it).
-	LockDelay time.Duration
-
-	// Guards (guards.go). LuaTimeLimit is busy-reply-threshold: past it
-	// other clients get BUSY (0: 5 s, negative: at once).
-	// LuaHardTimeLimit stops a script and rolls it back (0: 60 s,
-	// negative: never). MaxMemory refuses denyoom commands past it (0:
-	// no limit); MaxMemoryPolicy must be "" or noeviction. Params'
-	// lua-time-limit, busy-reply-threshold, lua-hard-time-limit,
-	// maxmemory and maxmemory-policy apply when these are zero.
-	LuaTimeLimit     time.Duration
-	LuaHardTimeLimit time.Duration
-	MaxMemory        int64
-	MaxMemoryPolicy  string
+	Clock *Clock // default: a real clock
+	Path  string // buntdb file; "" keeps the keyspace in memory (unless appendonly)
+	Logf  func(level, format string, args ...any)
 
 	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
 	// assembles the server sets it (cmd/lockredis exits with status 0, an
@@ -67,13 +50,6 @@ type Config struct {
 	// being served. Nil: SHUTDOWN is refused.
 	Shutdown func(ShutdownFlags)
 
-	// Cluster emulates a single-node cluster (cmd_cluster.go), as does
-	// Params["cluster-enabled"] "yes".
-	Cluster bool
-
-	// Params are extra CONFIG GET values supplied by whoever assembles
-	// the server (port, bind, dir, appendonly...).
-	Params map[string]string
 	// OnConfigSet, when set, is told of every parameter CONFIG SET
 	// changed (name, normalized value), after the engine applied it: the
 	// assembler applies those it owns (loglevel).
@@ -112,7 +88,7 @@ type Stats struct {
 // Engine is one server's command layer over its keyspace. Many engines can
 // live in one process; they share nothing.
 type Engine struct {
-	cfg   Config
+	cfg   settings // Config and the parameters it is built from (config_runtime.go)
 	ks    *keyspace.Store
 	Clock *Clock
 	Table *Table
@@ -182,17 +158,8 @@ func New(cfg Config) (*Engine, error) {
 // server can accept clients while Load reads a large file; until Load
 // returns they get LOADING for every command Redis refuses while loading
 // (dispatch.go, guards.go). Close releases the engine, loaded or not.
-func Open(cfg Config) (*Engine, error) {
-	if cfg.Databases == 0 {
-		cfg.Databases = 16
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = NewClock()
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, string, ...any) {}
-	}
-	netInit, err := parseNetParams(cfg.Params) // protect.go
+func Open(c Config) (*Engine, error) {
+	cfg, given, err := newSettings(c) // config_runtime.go
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +196,7 @@ func Open(cfg Config) (*Engine, error) {
 	kc := ks.Config()
 	cfg.Databases, cfg.AppendFsync, cfg.AppendFilename = kc.Databases, kc.AppendFsync, kc.AppendFilename
 	e.cfg, e.ks = cfg, ks
-	if err := e.init(cfg, netInit); err != nil {
+	if err := e.init(cfg, given); err != nil {
 		ks.Close() // not loaded: writes no clean-stop marker
 		return nil, err
 	}
@@ -249,35 +216,29 @@ func (e *Engine) Load() error {
 	return nil
 }
 
-// init sets up the command layer's parts once the keyspace is open.
-func (e *Engine) init(cfg Config, netInit netSettings) error {
-	if err := e.initGuards(&cfg); err != nil { // guards.go
-		return err
-	}
-	if err := e.initOutputLimits(cfg.Params); err != nil { // outbuf.go
-		return err
-	}
+// init sets up the command layer's parts once the keyspace is open: each
+// part binds the parameters it applies (in its own file), then every
+// parameter takes its given value or its default.
+func (e *Engine) init(cfg settings, given *config.Settings) error {
 	e.initACL()
-	e.net.set(netInit)
 	e.blocks.e = e
 	e.tracker.init(e)
-	if v, ok := cfg.Params["tracking-table-max-keys"]; ok {
-		n, ok := ParseInt([]byte(v))
-		if !ok || n < 0 {
-			return fmt.Errorf("tracking-table-max-keys must be an integer >= 0, got %q", v)
-		}
-		e.tracker.maxKeys.Store(n)
-	}
-	if err := e.initOps(); err != nil { // ops.go
-		return err
-	}
+	e.initOps() // ops.go
 	e.addListener(&e.watches, false)
 	e.addListener(&e.blocks, true)
-	e.locks.init(e, cfg.LockDelay)
+	e.locks.init(e)
 	e.addListener(&e.locks, true) // after blocks: sees keys already handed over
 	e.registerBuiltins()
 	e.execCmd = e.Table.Get([]byte("exec"))
-	return nil
+	e.bindNetParams()                      // protect.go
+	e.bindGuardParams()                    // guards.go
+	e.bindOpsParams()                      // ops.go
+	e.bindNotifyParams()                   // notify.go
+	e.bindTrackingParams()                 // tracking.go
+	e.bindLockParams()                     // lockqueue.go
+	e.bindOutputLimits()                   // outbuf.go
+	e.bindACLParams()                      // acl.go
+	return e.startConfig(given, cfg.Hooks) // config_runtime.go
 }
 
 // Close stops the lock timers and the sweeper, and closes the keyspace
@@ -295,7 +256,7 @@ func (e *Engine) Close() error {
 func (e *Engine) Keyspace() *keyspace.Store { return e.ks }
 
 // Config returns the engine's configuration.
-func (e *Engine) Config() Config { return e.cfg }
+func (e *Engine) Config() Config { return e.cfg.Config }
 
 // Databases is the number of databases.
 func (e *Engine) Databases() int { return e.cfg.Databases }

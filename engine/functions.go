@@ -12,11 +12,16 @@ type functionsState struct {
 	count atomic.Pointer[func() FunctionCounts]
 }
 
-// FunctionCounts are INFO memory's figures about functions.
+// FunctionCounts are INFO memory's figures about functions and the EVAL
+// script cache.
 type FunctionCounts struct {
 	Libraries int   // number_of_libraries
 	Functions int   // number_of_functions
 	Memory    int64 // used_memory_functions: an estimate of what they hold
+	// Scripts and ScriptMemory are number_of_cached_scripts and
+	// used_memory_scripts_eval: what SCRIPT LOAD and EVAL have cached.
+	Scripts      int
+	ScriptMemory int64
 }
 
 // SetFunctionCount registers how INFO counts the libraries and functions

@@ -34,6 +34,7 @@ func FuzzCollectionEncoding(f *testing.F) {
 	f.Add([]byte("\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"), []byte("1"))
 	f.Add([]byte("\x00\x03\x02\x02\x01"), []byte("1")) // intset out of order, with a duplicate
 	f.Fuzz(func(t *testing.T, payload, member []byte) {
+		defer fuzzWatch(payload, member)()
 		p := string(payload)
 
 		h := decodeHash(p)
@@ -176,6 +177,7 @@ func FuzzCorruptStoredValue(f *testing.F) {
 	}
 	defer e.Close()
 	f.Fuzz(func(t *testing.T, raw []byte, start uint8) {
+		defer fuzzWatch(raw, start)()
 		s := NewSession(KindClient)
 		s.Authenticated = true
 		var rec Recorder

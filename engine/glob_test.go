@@ -244,6 +244,7 @@ func FuzzGlob(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, pattern, s string, nocase bool) {
+		defer fuzzWatch(pattern, s, nocase)()
 		if len(pattern) > 12 || len(s) > 16 {
 			return // keep the exponential reference fast
 		}

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +16,9 @@ import (
 //     is ever evicted: maxmemory-policy is noeviction only.
 //   - MISCONF: while the append-only file cannot be written or fsynced,
 //     write commands (and PING, FlagDiskCheck) are refused.
+//   - NOREPLICAS: with min-replicas-to-write and min-replicas-max-lag
+//     both above 0, write commands are refused: lockredis is a master
+//     that never has a good replica (checkGoodReplicasStatus).
 //   - BUSY: while a script runs past busy-reply-threshold (lua-time-limit),
 //     every command without allow_busy is refused at once instead of
 //     waiting for the engine lock the script holds.
@@ -36,6 +36,7 @@ var (
 	errBusyFunction = replyError("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
 	errBusyScript   = replyError("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
 	errOOM          = replyError("OOM command not allowed when used memory > 'maxmemory'.")
+	errNoReplicas   = replyError("NOREPLICAS Not enough good replicas to write.")
 )
 
 // Defaults of the script limits.
@@ -58,6 +59,8 @@ type guards struct {
 	busyThreshold atomic.Int64 // ms
 	hardLimit     atomic.Int64 // ms, 0: never stopped
 	maxMemory     atomic.Int64 // bytes, 0: no limit
+	minReplicas   atomic.Int64 // min-replicas-to-write
+	maxLag        atomic.Int64 // min-replicas-max-lag, s
 	// gate: scripts holding the exclusive transaction, and the commands
 	// waiting for one to end or turn busy (waitForScript).
 	scriptsRunning atomic.Int32
@@ -68,137 +71,19 @@ type guards struct {
 	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
 }
 
-// initGuards applies the configuration: Config's fields, else the Params
-// the CLI passes, else the defaults.
-func (e *Engine) initGuards(cfg *Config) error {
+// bindGuardParams binds the limits kept here: script run times in ms,
+// maxmemory in bytes, the replicas writes need.
+func (e *Engine) bindGuardParams() {
 	g := &e.guards
-	busy := DefaultBusyThreshold
-	if v, ok := paramOf(cfg.Params, "lua-time-limit", "busy-reply-threshold"); ok {
-		n, err := parseParam("lua-time-limit", v)
-		if err != nil {
-			return err
-		}
-		busy = time.Duration(n) * time.Millisecond
+	for name, v := range map[string]*atomic.Int64{
+		"busy-reply-threshold":  &g.busyThreshold,
+		"lua-hard-time-limit":   &g.hardLimit,
+		"maxmemory":             &g.maxMemory,
+		"min-replicas-to-write": &g.minReplicas,
+		"min-replicas-max-lag":  &g.maxLag,
+	} {
+		e.bindParam(name, intParam(v))
 	}
-	switch {
-	case cfg.LuaTimeLimit > 0:
-		busy = cfg.LuaTimeLimit
-	case cfg.LuaTimeLimit < 0:
-		busy = 0
-	}
-	hard := DefaultScriptHardLimit
-	if v, ok := paramOf(cfg.Params, "lua-hard-time-limit"); ok {
-		n, err := parseParam("lua-hard-time-limit", v)
-		if err != nil {
-			return err
-		}
-		hard = time.Duration(n) * time.Millisecond
-	}
-	switch {
-	case cfg.LuaHardTimeLimit > 0:
-		hard = cfg.LuaHardTimeLimit
-	case cfg.LuaHardTimeLimit < 0:
-		hard = 0
-	}
-	g.busyThreshold.Store(busy.Milliseconds())
-	g.hardLimit.Store(hard.Milliseconds())
-
-	maxMem := cfg.MaxMemory
-	if v, ok := paramOf(cfg.Params, "maxmemory"); ok && maxMem == 0 {
-		n, err := parseParam("maxmemory", v)
-		if err != nil {
-			return err
-		}
-		maxMem = n
-	}
-	if maxMem < 0 {
-		return fmt.Errorf("maxmemory must not be negative, got %d", maxMem)
-	}
-	g.maxMemory.Store(maxMem)
-	policy := cfg.MaxMemoryPolicy
-	if v, ok := paramOf(cfg.Params, "maxmemory-policy"); ok && policy == "" {
-		policy = v
-	}
-	if policy != "" {
-		if _, why := lookupParam("maxmemory-policy").normalize([]byte(policy)); why != "" {
-			return fmt.Errorf("maxmemory-policy: %s, got %q", why, policy)
-		}
-		if !strings.EqualFold(policy, "noeviction") {
-			return fmt.Errorf("maxmemory-policy %s: %s", policy, errPolicyWhy)
-		}
-	}
-	return nil
-}
-
-// errPolicyWhy is why every policy but noeviction is refused.
-const errPolicyWhy = "lockredis only supports noeviction: evicting keys would release locks their owners still hold"
-
-func paramOf(params map[string]string, names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := params[n]; ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// parseParam validates a start-up value as CONFIG SET would.
-func parseParam(name, v string) (int64, error) {
-	norm, why := lookupParam(name).normalize([]byte(v))
-	if why != "" {
-		return 0, fmt.Errorf("%s: %s, got %q", name, why, v)
-	}
-	return strconv.ParseInt(norm, 10, 64)
-}
-
-func lookupParam(name string) configParam {
-	for _, p := range configParams {
-		if p.name == name {
-			return p
-		}
-	}
-	return configParam{name: name}
-}
-
-// guardValue is CONFIG GET of a parameter kept here; ok is false for the
-// others.
-func (e *Engine) guardValue(name string) (string, bool) {
-	g := &e.guards
-	switch name {
-	case "busy-reply-threshold", "lua-time-limit":
-		return strconv.FormatInt(g.busyThreshold.Load(), 10), true
-	case "lua-hard-time-limit":
-		return strconv.FormatInt(g.hardLimit.Load(), 10), true
-	case "maxmemory":
-		return strconv.FormatInt(g.maxMemory.Load(), 10), true
-	case "maxmemory-policy":
-		return "noeviction", true
-	}
-	return "", false
-}
-
-// setGuardValue applies a CONFIG SET of a parameter kept here (val is
-// valid and normalized).
-func (e *Engine) setGuardValue(name, val string) {
-	n, _ := strconv.ParseInt(val, 10, 64)
-	g := &e.guards
-	switch name {
-	case "busy-reply-threshold", "lua-time-limit":
-		g.busyThreshold.Store(n)
-	case "lua-hard-time-limit":
-		g.hardLimit.Store(n)
-	case "maxmemory":
-		g.maxMemory.Store(n)
-	}
-}
-
-// checkGuardValue refuses what CONFIG SET accepts as valid but lockredis
-// cannot do: an evicting policy. It returns why, or "".
-func checkGuardValue(name, val string) string {
-	if name == "maxmemory-policy" && val != "noeviction" {
-		return errPolicyWhy
-	}
-	return ""
 }
 
 // ScriptLimits are the busy-reply threshold (lua-time-limit) and the hard
@@ -312,7 +197,7 @@ func (e *Engine) scriptOrOwnFlags(cmd *Command, args [][]byte) Flags {
 	return cmd.Flags
 }
 
-// stateRefusal is the OOM and MISCONF checks of processCommand for a
+// stateRefusal is the OOM, MISCONF and NOREPLICAS checks of processCommand for a
 // client's command, nil when it may go on. It also records whether the
 // server was out of memory when the command started, for the scripts it
 // runs (Redis's pre_command_oom_state).
@@ -320,7 +205,7 @@ func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	oom := e.outOfMemory()
 	s.preOOM = oom
 	disk := e.diskError()
-	if !oom && disk == "" {
+	if !oom && disk == "" && !e.NoGoodReplicas() {
 		return nil
 	}
 	flags := e.effectiveFlags(s, cmd, args)
@@ -338,7 +223,16 @@ func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	if disk != "" && flags&(FlagWrite|FlagDiskCheck) != 0 {
 		return replyError(disk)
 	}
+	if flags.Has(FlagWrite) && e.NoGoodReplicas() {
+		return errNoReplicas
+	}
 	return nil
+}
+
+// NoGoodReplicas tells whether writes are refused NOREPLICAS now: Redis's
+// !checkGoodReplicasStatus() on a master whose good replicas are none.
+func (e *Engine) NoGoodReplicas() bool {
+	return e.guards.minReplicas.Load() > 0 && e.guards.maxLag.Load() > 0
 }
 
 // busyRefusal is processCommand's check for a script running too long.
@@ -361,6 +255,9 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 	if cmd.Flags.Has(FlagWrite) {
 		if disk := e.diskError(); disk != "" {
 			return replyError(disk)
+		}
+		if e.NoGoodReplicas() {
+			return errNoReplicas
 		}
 	}
 	if cmd.Flags.Has(FlagDenyOOM) && !s.ScriptAllowOOM && e.guards.maxMemory.Load() > 0 &&

@@ -11,7 +11,7 @@ import (
 func openUnloaded(t *testing.T, keys int) (*testEngine, string) {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, AppendOnly: true, RestartFence: "off"}
+	cfg := Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "restart-fence": "off"}}
 	if keys > 0 {
 		e, err := New(cfg)
 		if err != nil {

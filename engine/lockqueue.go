@@ -162,9 +162,8 @@ type lockStats struct {
 	lateness        histogram    // from a lock's deadline to the timer's grant
 }
 
-func (r *lockRegistry) init(e *Engine, delay time.Duration) {
+func (r *lockRegistry) init(e *Engine) {
 	r.e = e
-	r.delayMs.Store(delay.Milliseconds())
 	r.queues = make(map[dbKey][]*lockWaiter)
 	r.held = make(map[dbKey]map[string]grantInfo)
 	r.timers = make(map[dbKey]*lockTimer)
@@ -869,4 +868,9 @@ func (st *lockStats) reset() {
 	}
 	st.waitTime.reset()
 	st.lateness.reset()
+}
+
+// bindLockParams binds lock-delay (ms), LOCK.ACQUIRE LOCKDELAY's default.
+func (e *Engine) bindLockParams() {
+	e.bindParam("lock-delay", intParam(&e.locks.delayMs))
 }

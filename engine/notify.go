@@ -110,6 +110,36 @@ func (e *Engine) NotifyClasses() NotifyClass { return NotifyClass(e.notifyClasse
 // SetNotifyClasses sets notify-keyspace-events.
 func (e *Engine) SetNotifyClasses(f NotifyClass) { e.notifyClasses.Store(uint32(f)) }
 
+// bindNotifyParams binds notify-keyspace-events: its letters are read
+// here, and CONFIG REWRITE writes them quoted, adding no line for "" to a
+// file without one (rewriteConfigNotifyKeyspaceEventsOption).
+func (e *Engine) bindNotifyParams() {
+	e.bindParam("notify-keyspace-events", paramBinding{
+		get: func() string { return e.NotifyClasses().String() },
+		check: func(v string) (string, string) {
+			f, ok := ParseNotifyClasses(v)
+			if !ok {
+				return "", errNotifyClasses
+			}
+			if f&NotifyAll == NotifyAll && f&NotifyNew != 0 {
+				// String hides 'n' after 'A' (as Redis 7.0's CONFIG
+				// GET); the value applied must keep it.
+				return f.String() + "n", ""
+			}
+			return f.String(), ""
+		},
+		apply: func(v string) error {
+			f, _ := ParseNotifyClasses(v)
+			e.SetNotifyClasses(f)
+			return nil
+		},
+		rewrite: func() ([]string, bool) {
+			v := e.NotifyClasses().String()
+			return []string{`notify-keyspace-events "` + v + `"`}, v != ""
+		},
+	})
+}
+
 // Notify raises a keyspace event of class for key in the transaction's
 // database (notifyKeyspaceEvent). event is Redis's name ("set", "del",
 // "expired"...). It costs one atomic load when the class is off.

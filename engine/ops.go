@@ -14,12 +14,6 @@ import (
 // feed (monitor.go). Dispatch's call() calls afterCall once per command
 // run; everything else lives in these files.
 
-// Defaults of the parameters, as Redis 7.0's.
-const (
-	DefaultSlowlogSlowerThan = 10000 // µs
-	DefaultSlowlogMaxLen     = 128
-)
-
 // opsState is an engine's slow log, latency monitor and monitors.
 type opsState struct {
 	slowerThan atomic.Int64 // slowlog-log-slower-than, µs; < 0: off
@@ -54,27 +48,30 @@ func heapAlloc() int64 {
 	return int64(sample[0].Value.Uint64())
 }
 
-// initOps reads the operations parameters from Config.Params, checked as
-// CONFIG SET checks them.
-func (e *Engine) initOps() error {
-	e.ops.slowerThan.Store(DefaultSlowlogSlowerThan)
-	e.ops.slowMax.Store(DefaultSlowlogMaxLen)
-	e.ops.debugMode = "no"
-	e.ops.moduleMode = "no"
-	e.ops.startupAlloc = heapAlloc()
-	for _, name := range []string{"slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "enable-debug-command", "enable-module-command", "notify-keyspace-events"} {
-		v, ok := e.cfg.Params[name]
-		if !ok {
-			continue
-		}
-		p, _ := e.lookupConfigParam([]byte(name))
-		norm, why := p.normalize([]byte(v))
-		if why != "" {
-			return replyError(name + ": " + why + " (got \"" + v + "\")")
-		}
-		e.setConfigValue(p, norm)
-	}
-	return nil
+// initOps records the heap the engine starts with (MEMORY STATS).
+func (e *Engine) initOps() { e.ops.startupAlloc = heapAlloc() }
+
+// bindOpsParams binds the slow log's and the latency monitor's
+// thresholds and who may run DEBUG and MODULE (set at start only).
+func (e *Engine) bindOpsParams() {
+	e.bindParam("slowlog-log-slower-than", intParam(&e.ops.slowerThan))
+	e.bindParam("latency-monitor-threshold", intParam(&e.ops.latThreshold))
+	e.bindParam("slowlog-max-len", paramBinding{
+		get: func() string { return strconv.FormatInt(e.ops.slowMax.Load(), 10) },
+		apply: func(v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			e.ops.setSlowlogMaxLen(n)
+			return err
+		},
+	})
+	e.bindParam("enable-debug-command", paramBinding{
+		get:   func() string { return e.ops.debugMode },
+		apply: func(v string) error { e.ops.debugMode = v; return nil },
+	})
+	e.bindParam("enable-module-command", paramBinding{
+		get:   func() string { return e.ops.moduleMode },
+		apply: func(v string) error { e.ops.moduleMode = v; return nil },
+	})
 }
 
 // afterCall records a command that ran: latency sample, slow log, MONITOR

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lockredis/lockredis/config"
 )
 
 // client-output-buffer-limit: Redis's three classes of clients, each with
@@ -56,25 +58,27 @@ func (e *Engine) SetOutputLimit(class int, l OutputLimit) {
 	e.outLimits.mu.Unlock()
 }
 
-// initOutputLimits starts from Redis's defaults and applies
-// Params["client-output-buffer-limit"] (the config file's lines, joined).
-func (e *Engine) initOutputLimits(params map[string]string) error {
+// bindOutputLimits binds client-output-buffer-limit: a value names the
+// classes it changes; CONFIG GET shows every class, in bytes, and CONFIG
+// REWRITE writes one line per class.
+func (e *Engine) bindOutputLimits() {
 	e.outLimits.classes = defaultOutputLimits
-	v, ok := params["client-output-buffer-limit"]
-	if !ok {
-		return nil
-	}
-	set, why := parseOutputLimits(v)
-	if why != "" {
-		return errorString("client-output-buffer-limit: " + why)
-	}
-	e.applyOutputLimits(set)
-	return nil
+	e.bindParam("client-output-buffer-limit", paramBinding{
+		get: e.outputLimitsValue,
+		check: func(v string) (string, string) {
+			if _, why := parseOutputLimits(v); why != "" {
+				return "", why
+			}
+			return v, ""
+		},
+		apply: func(v string) error {
+			set, _ := parseOutputLimits(v)
+			e.applyOutputLimits(set)
+			return nil
+		},
+		rewrite: func() ([]string, bool) { return e.outputLimitsLines(), true },
+	})
 }
-
-type errorString string
-
-func (s errorString) Error() string { return string(s) }
 
 // outputLimitSet is a parsed value: the classes it names, and their limits.
 type outputLimitSet struct {
@@ -103,8 +107,8 @@ func parseOutputLimits(v string) (outputLimitSet, string) {
 		if class < 0 {
 			return set, "Invalid client class specified in buffer limit configuration."
 		}
-		hard, ok1 := parseMemory([]byte(f[i+1]))
-		soft, ok2 := parseMemory([]byte(f[i+2]))
+		hard, ok1 := config.ParseMemory(f[i+1])
+		soft, ok2 := config.ParseMemory(f[i+2])
 		secs, err := strconv.ParseInt(f[i+3], 10, 64)
 		if !ok1 || !ok2 || err != nil || secs < 0 {
 			return set, "Error in hard, soft or soft_seconds setting in buffer limit configuration."
@@ -153,24 +157,10 @@ func (e *Engine) outputLimitsLines() []string {
 		if c == OutputReplica {
 			name = "replica"
 		}
-		out = append(out, "client-output-buffer-limit "+name+" "+memoryString(l.Hard)+" "+
-			memoryString(l.Soft)+" "+strconv.FormatInt(l.SoftSeconds, 10))
+		out = append(out, "client-output-buffer-limit "+name+" "+config.FormatMemory(l.Hard)+" "+
+			config.FormatMemory(l.Soft)+" "+strconv.FormatInt(l.SoftSeconds, 10))
 	}
 	return out
-}
-
-// memoryString writes bytes as Redis's rewriteConfigFormatMemory: in gb,
-// mb or kb when exact.
-func memoryString(n int64) string {
-	switch {
-	case n != 0 && n%(1<<30) == 0:
-		return strconv.FormatInt(n>>30, 10) + "gb"
-	case n != 0 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "mb"
-	case n != 0 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "kb"
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // ClientInfoString is a client's CLIENT INFO line without its newline,
@@ -181,15 +171,4 @@ func ClientInfoString(ci ClientInfo) string {
 		b = b[:len(b)-1]
 	}
 	return string(b)
-}
-
-// IsConfigParam tells whether CONFIG GET knows name (lower case) as a
-// parameter of its own.
-func IsConfigParam(name string) bool {
-	for _, p := range configParams {
-		if p.name == name {
-			return true
-		}
-	}
-	return false
 }

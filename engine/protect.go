@@ -1,72 +1,37 @@
 package engine
 
 import (
-	"fmt"
 	"net"
-	"strconv"
 	"sync/atomic"
 	"time"
 )
 
 // netParams are the settings that protect the server and bound its
-// connections (protected-mode, timeout, tcp-keepalive). The engine owns
-// them because CONFIG GET and CONFIG SET must see and change the values
-// the connection layer (resp/) applies; resp/ reads them at accept time
-// and from its cron.
+// connections (protected-mode, timeout, tcp-keepalive,
+// client-query-buffer-limit). The engine owns them because CONFIG GET and
+// CONFIG SET must see and change the values the connection layer (resp/)
+// applies; resp/ reads them at accept time, for every command and from
+// its cron.
 type netParams struct {
 	protectedMode atomic.Bool
 	idleTimeout   atomic.Int64 // timeout, seconds; 0 never
 	keepAlive     atomic.Int64 // tcp-keepalive, seconds; 0 off
+	queryLimit    atomic.Int64 // client-query-buffer-limit, bytes
 	// lastAttackLog is the unix second of the last cross-protocol
 	// warning: Redis logs it at most once a minute so that an attacker
 	// cannot flood the log.
 	lastAttackLog atomic.Int64
 }
 
-// The defaults are redis-server 7.0's.
-const (
-	defaultTCPKeepAlive = 300
-	maxInt32Param       = 1<<31 - 1
-)
-
-// netSettings are the initial values of netParams.
-type netSettings struct {
-	protectedMode      bool
-	timeout, keepAlive int64
-}
-
-// parseNetParams reads the initial values from Config.Params, where the
-// command line and the Go API put them, with CONFIG SET's validation.
-func parseNetParams(params map[string]string) (netSettings, error) {
-	ns := netSettings{protectedMode: true, keepAlive: defaultTCPKeepAlive}
-	if v, ok := params["protected-mode"]; ok {
-		on, err := ParseYesNo("protected-mode", v)
-		if err != nil {
-			return ns, err
-		}
-		ns.protectedMode = on
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"timeout", &ns.timeout}, {"tcp-keepalive", &ns.keepAlive}} {
-		v, ok := params[p.name]
-		if !ok {
-			continue
-		}
-		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x < 0 || x > maxInt32Param {
-			return ns, fmt.Errorf("%s must be between 0 and %d, got %q", p.name, maxInt32Param, v)
-		}
-		*p.dst = x
-	}
-	return ns, nil
-}
-
-func (n *netParams) set(ns netSettings) {
-	n.protectedMode.Store(ns.protectedMode)
-	n.idleTimeout.Store(ns.timeout)
-	n.keepAlive.Store(ns.keepAlive)
+// bindNetParams binds the connection settings.
+func (e *Engine) bindNetParams() {
+	e.bindParam("protected-mode", paramBinding{
+		get:   func() string { return yesNo(e.net.protectedMode.Load()) },
+		apply: func(v string) error { e.net.protectedMode.Store(v == "yes"); return nil },
+	})
+	e.bindParam("timeout", intParam(&e.net.idleTimeout))
+	e.bindParam("tcp-keepalive", intParam(&e.net.keepAlive))
+	e.bindParam("client-query-buffer-limit", intParam(&e.net.queryLimit))
 }
 
 // ProtectedModeRefuses reports whether a connection from remote (an
@@ -113,6 +78,10 @@ func (e *Engine) IdleTimeout() time.Duration {
 func (e *Engine) TCPKeepAlive() time.Duration {
 	return time.Duration(e.net.keepAlive.Load()) * time.Second
 }
+
+// QueryBufferLimit is client-query-buffer-limit: the most bytes one
+// command may take before its client is closed.
+func (e *Engine) QueryBufferLimit() int64 { return e.net.queryLimit.Load() }
 
 // isCrossProtocolCommand tells the command names Redis takes for an HTTP
 // request sent to its port (processCommand): "POST" starts one, "Host:"

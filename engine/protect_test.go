@@ -24,7 +24,7 @@ func TestProtectedModeRefuses(t *testing.T) {
 		{"yes", "pw", "192.0.2.7:5000", false},
 		{"no", "", "192.0.2.7:5000", false},
 	} {
-		e, err := New(Config{RequirePass: tc.password, Params: map[string]string{"protected-mode": tc.protected}})
+		e, err := New(Config{Params: map[string]string{"requirepass": tc.password, "protected-mode": tc.protected}})
 		if err != nil {
 			t.Fatal(err)
 		}

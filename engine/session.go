@@ -110,6 +110,11 @@ type Session struct {
 	PSub  atomic.Int32 // pattern subscriptions
 	SSub  atomic.Int32 // shard channel subscriptions
 	Multi atomic.Int32 // queued commands, -1 when not in MULTI
+	// multiMem is the queued commands' size (CLIENT LIST multi-mem).
+	multiMem atomic.Int64
+	// connStats reads the connection's figures for CLIENT LIST (see
+	// SetConnStats); nil for sessions without a connection.
+	connStats atomic.Pointer[func() ConnStats]
 
 	// ScriptDirty: the script whose session this is has run a write
 	// command (Redis's SCRIPT_WRITE_DIRTY); luasvc clears it for each run.
@@ -322,10 +327,40 @@ type ClientInfo struct {
 	NoEvict             bool
 	ReadOnly            bool   // READONLY (cluster mode)
 	User                string // ACL user; "default" for sessions without one
+	Conn                ConnStats
+	MultiMem            int64 // multi-mem: the queued commands' bytes
 }
+
+// ConnStats are the figures of a client's connection that CLIENT LIST
+// shows, measured by the connection's owner (resp/) and read from any
+// goroutine. Redis's names are in the comments; the sizes are of
+// lockredis's own buffers, so they differ from redis-server's figures
+// while meaning the same thing.
+type ConnStats struct {
+	FD           int   // fd: the socket's descriptor
+	QueryBuf     int64 // qbuf: input read and not yet run, the running command included
+	QueryBufFree int64 // qbuf-free: room left in the input buffer
+	ArgvMem      int64 // argv-mem: the running (or blocked) command's argument bytes
+	ArgvLen      int   // its number of arguments
+	ReplyBufSize int64 // rbs: the reply buffer's size
+	ReplyBufPeak int64 // rbp: the largest reply it held lately
+	ReplyPending int64 // obl, oll, omem: replies not yet taken by the socket
+	Writing      bool  // events: w while replies wait for the socket
+	ConnMem      int64 // the connection's own structures (part of tot-mem)
+}
+
+// SetConnStats sets how CLIENT LIST reads the connection's figures (fd,
+// qbuf, argv-mem, rbs, omem...); f must be safe to call from any
+// goroutine. Without it they read as for a client without a socket.
+func (s *Session) SetConnStats(f func() ConnStats) { s.connStats.Store(&f) }
 
 // Info snapshots the session for other goroutines.
 func (s *Session) Info(now time.Time) ClientInfo {
+	conn := ConnStats{FD: -1}
+	if f := s.connStats.Load(); f != nil {
+		conn = (*f)()
+	}
+	multiMem := s.multiMem.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	flags := s.flags
@@ -343,6 +378,6 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		Flags: flags, DB: s.db, Sub: int(s.Sub.Load()), PSub: int(s.PSub.Load()),
 		SSub: int(s.SSub.Load()), Multi: int(s.Multi.Load()), Cmd: s.lastCmd,
 		Proto: s.proto, TrackFlags: s.trackFlags, Redir: s.redir, NoEvict: s.noEvict,
-		ReadOnly: s.readOnly, User: user,
+		ReadOnly: s.readOnly, User: user, Conn: conn, MultiMem: multiMem,
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -38,7 +39,10 @@ type errorStats struct {
 func (e *Engine) CountError(msg string) {
 	e.Stats.ErrorReplies.Add(1)
 	prefix := "ERR"
-	head := msg
+	// A leading '-' means msg is the whole line (Encoder.Error): a
+	// script's {err="-ERR x"} is sent as "--ERR x", and Redis counts it
+	// under "-ERR".
+	head := strings.TrimPrefix(msg, "-")
 	if len(head) > 31 { // Redis looks at 32 bytes, its leading '-' included
 		head = head[:31]
 	}

@@ -47,7 +47,7 @@ func TestHistogramSnapshot(t *testing.T) {
 // TestStatsSnapshotMoves: the snapshot's figures follow the workload:
 // commands and errors by name, keyspace, locks, tokens, fsyncs.
 func TestStatsSnapshotMoves(t *testing.T) {
-	te := newTestEngineConfig(t, Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: FsyncAlways})
+	te := newTestEngineConfig(t, Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": "always"}})
 	before := te.StatsSnapshot()
 	te.run([]step{
 		{cmd("SET", "plain", "v"), "OK"},

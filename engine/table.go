@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"sync"
@@ -353,10 +354,15 @@ func arityOK(arity, n int) bool {
 
 // unknownCommand builds Redis's "unknown command" error: the name cut at
 // 128 bytes and the first arguments quoted, until 128 bytes are used.
+// Each is cut at its first NUL, as Redis's %.*s does; CR and LF become
+// spaces (the reply is one line).
 func unknownCommand(args [][]byte) error {
 	var sb strings.Builder
 	for i := 1; i < len(args) && sb.Len() < 128; i++ {
 		a := args[i]
+		if j := bytes.IndexByte(a, 0); j >= 0 {
+			a = a[:j]
+		}
 		if room := 128 - sb.Len(); len(a) > room {
 			a = a[:room]
 		}

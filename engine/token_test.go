@@ -132,7 +132,7 @@ func TestFencingTokensAcrossRestarts(t *testing.T) {
 		t.Run("appendonly="+strconv.FormatBool(aof), func(t *testing.T) {
 			dir := t.TempDir()
 			open := func() *testEngine {
-				e, err := New(Config{Dir: dir, AppendOnly: aof, RestartFence: "off"})
+				e, err := New(Config{Params: map[string]string{"dir": dir, "appendonly": yesNo(aof), "restart-fence": "off"}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -473,9 +473,9 @@ func (e *Engine) TrackingStats() (clients, keys, items, prefixes int64) {
 	return int64(t.clients.Load()), int64(len(t.keys)), t.items, int64(len(t.prefixes))
 }
 
-// SetTrackingTableMaxKeys sets tracking-table-max-keys (0: no limit).
-func (e *Engine) SetTrackingTableMaxKeys(n int64) {
-	e.tracker.maxKeys.Store(n)
+// bindTrackingParams binds tracking-table-max-keys.
+func (e *Engine) bindTrackingParams() {
+	e.bindParam("tracking-table-max-keys", intParam(&e.tracker.maxKeys))
 }
 
 func bySessionID(a, b *Session) int { return cmp.Compare(a.ID, b.ID) }

@@ -269,6 +269,7 @@ func FuzzChangeBatchUnmarshal(f *testing.F) {
 	p, _ := b.MarshalBinary()
 	f.Add(p)
 	f.Fuzz(func(t *testing.T, p []byte) {
+		defer fuzzWatch(p)()
 		var b ChangeBatch
 		if b.UnmarshalBinary(p) != nil {
 			return
@@ -370,6 +371,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, p []byte) {
+		defer fuzzWatch(p)()
 		a := openLoaded(t)
 		defer a.Close()
 		if a.RestoreSnapshot(bytes.NewReader(p)) != nil {

@@ -22,7 +22,7 @@ func TestPersistenceSurvivesRestartWithExactExpiry(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			dir := t.TempDir()
 			start := time.Unix(1700000000, 0)
-			cfg := engine.Config{Dir: dir, AppendOnly: true, AppendFsync: policy, Clock: keyspace.NewManualClock(start)}
+			cfg := engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": policy}, Clock: keyspace.NewManualClock(start)}
 			te := openEngine(t, cfg)
 			te.run([]step{
 				{cmd("SET", "lock", "tok", "NX", "PX", "2000"), "OK"},
@@ -54,7 +54,7 @@ func TestPersistenceSurvivesRestartWithExactExpiry(t *testing.T) {
 // replies, after writes that are on disk; they share fsyncs.
 func TestAlwaysGroupCommit(t *testing.T) {
 	dir := t.TempDir()
-	cfg := engine.Config{Dir: dir, AppendOnly: true, AppendFsync: keyspace.FsyncAlways}
+	cfg := engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": keyspace.FsyncAlways}}
 	te := openEngine(t, cfg)
 	const clients, each = 20, 25
 	var wg sync.WaitGroup
@@ -93,7 +93,7 @@ func TestAlwaysGroupCommit(t *testing.T) {
 // With appendfsync always a failed fsync holds the reply back (the write
 // is not known to be on disk) and is retried until one succeeds.
 func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
-	te := openEngine(t, engine.Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: keyspace.FsyncAlways})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": keyspace.FsyncAlways}})
 	ks := te.Keyspace()
 	good := ks.FailFsyncs(t)
 	replied := make(chan engine.Reply, 1)
@@ -116,7 +116,7 @@ func TestAlwaysFsyncFailureHoldsTheReply(t *testing.T) {
 // Close does not hang when the sweeper is a writer held back by a failing
 // fsync: Close waits for the sweeper.
 func TestCloseReleasesTheSweeperOnAFailingDisk(t *testing.T) {
-	te := openEngine(t, engine.Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: keyspace.FsyncAlways})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": keyspace.FsyncAlways}})
 	te.run([]step{{cmd("SET", "k", "v", "PX", "1"), "OK"}})
 	ks := te.Keyspace()
 	good := ks.FailFsyncs(t)
@@ -129,7 +129,7 @@ func TestCloseReleasesTheSweeperOnAFailingDisk(t *testing.T) {
 
 func TestBgrewriteaofCompacts(t *testing.T) {
 	dir := t.TempDir()
-	cfg := engine.Config{Dir: dir, AppendOnly: true, AppendFsync: keyspace.FsyncAlways}
+	cfg := engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes", "appendfsync": keyspace.FsyncAlways}}
 	te := openEngine(t, cfg)
 	for i := 0; i < 200; i++ {
 		te.do("SET", "k", fmt.Sprint(i))
@@ -172,7 +172,7 @@ func TestPersistenceCommandsInMemory(t *testing.T) {
 }
 
 func TestBadFsyncPolicy(t *testing.T) {
-	_, err := engine.New(engine.Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: "sometimes"})
+	_, err := engine.New(engine.Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": "sometimes"}})
 	if err == nil {
 		t.Fatal("accepted appendfsync sometimes")
 	}
@@ -205,30 +205,34 @@ func TestFenceAtStart(t *testing.T) {
 	}{
 		{name: "first start", want: 0},
 		{name: "crash", state: "marker running\nmax-ttl-ms 10000\n", want: 10 * time.Second},
-		{name: "crash, capped", state: "marker running\nmax-ttl-ms 900000\n", cfg: engine.Config{MaxLockTTL: time.Minute}, want: time.Minute},
+		{name: "crash, capped", state: "marker running\nmax-ttl-ms 900000\n", cfg: engine.Config{Params: map[string]string{"max-lock-ttl": (time.Minute).String()}}, want: time.Minute},
 		{name: "crash, no TTL granted", state: "marker running\nmax-ttl-ms 0\n", want: 0},
-		{name: "crash, off", state: "marker running\nmax-ttl-ms 10000\n", cfg: engine.Config{RestartFence: "off"}, want: 0},
-		{name: "crash, fixed", state: "marker running\nmax-ttl-ms 10000\n", cfg: engine.Config{RestartFence: "3s"}, want: 3 * time.Second},
-		{name: "unreadable", state: "what\n", cfg: engine.Config{MaxLockTTL: 7 * time.Second}, want: 7 * time.Second},
+		{name: "crash, off", state: "marker running\nmax-ttl-ms 10000\n", cfg: engine.Config{Params: map[string]string{"restart-fence": "off"}}, want: 0},
+		{name: "crash, fixed", state: "marker running\nmax-ttl-ms 10000\n", cfg: engine.Config{Params: map[string]string{"restart-fence": "3s"}}, want: 3 * time.Second},
+		{name: "unreadable", state: "what\n", cfg: engine.Config{Params: map[string]string{"max-lock-ttl": (7 * time.Second).String()}}, want: 7 * time.Second},
 		{name: "clean", state: "marker clean\nmax-ttl-ms 10000\n", want: 0},
-		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: engine.Config{RestartFence: "3s"}, want: 0},
-		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: engine.Config{AppendOnly: true}, aof: true, want: 0},
+		{name: "clean, fixed", state: "marker clean\nmax-ttl-ms 10000\n", cfg: engine.Config{Params: map[string]string{"restart-fence": "3s"}}, want: 0},
+		{name: "clean, AOF", state: "marker clean\nmax-ttl-ms 30000\n", cfg: engine.Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 0},
 		{name: "clean during a fence", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", want: 4 * time.Second},
 		{name: "clean during a fence, AOF", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\nappendfsync always\n",
-			cfg: engine.Config{AppendOnly: true}, aof: true, want: 4 * time.Second},
-		{name: "clean during a fence, capped", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{MaxLockTTL: 2 * time.Second}, want: 2 * time.Second},
-		{name: "clean during a fence, off", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{RestartFence: "off"}, want: 0},
+			cfg: engine.Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 4 * time.Second},
+		{name: "clean during a fence, capped", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{Params: map[string]string{"max-lock-ttl": (2 * time.Second).String()}}, want: 2 * time.Second},
+		{name: "clean during a fence, off", state: "marker clean\nmax-ttl-ms 10000\nfence-left-ms 4000\n", cfg: engine.Config{Params: map[string]string{"restart-fence": "off"}}, want: 0},
 		{name: "crash, AOF fsynced always", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
-			cfg: engine.Config{AppendOnly: true}, aof: true, want: 0},
+			cfg: engine.Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 0},
 		{name: "crash, AOF everysec, another boot", state: "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id other\n",
-			cfg: engine.Config{AppendOnly: true}, aof: true, want: 10 * time.Second},
+			cfg: engine.Config{Params: map[string]string{"appendonly": "yes"}}, aof: true, want: 10 * time.Second},
 		{name: "crash, AOF of another run", state: "marker running\nmax-ttl-ms 10000\nappendfsync always\n",
-			cfg: engine.Config{AppendOnly: true}, want: 10 * time.Second},
+			cfg: engine.Config{Params: map[string]string{"appendonly": "yes"}}, want: 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := tc.cfg
-			cfg.Dir = dir
+			params := map[string]string{"dir": dir}
+			for k, v := range cfg.Params {
+				params[k] = v
+			}
+			cfg.Params = params
 			state := tc.state
 			if tc.aof {
 				state += "aof " + filepath.Join(dir, "appendonly.aof") + "\n"
@@ -251,7 +255,7 @@ func TestFenceAtStart(t *testing.T) {
 			dir := t.TempDir()
 			writeState(t, dir, "marker running\nmax-ttl-ms 10000\nappendfsync everysec\nboot-id "+boot+
 				"\naof "+filepath.Join(dir, "appendonly.aof")+"\n")
-			te := openEngine(t, engine.Config{Dir: dir, AppendOnly: true})
+			te := openEngine(t, engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 			if got := te.RestartFenceRemaining(); got != 0 {
 				t.Fatalf("fence %s", got)
 			}
@@ -263,7 +267,7 @@ func TestFenceAtStart(t *testing.T) {
 // holder of an existing lock can still read, renew and release it.
 func TestFenceRefusesNewKeysOnly(t *testing.T) {
 	dir := t.TempDir()
-	te := openEngine(t, engine.Config{Dir: dir, AppendOnly: true})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 	te.run([]step{
 		{cmd("SET", "lock", "tok", "NX", "PX", "10000"), "OK"},
 		{cmd("HSET", "rlock", "owner", "1"), "(integer) 1"},
@@ -272,7 +276,7 @@ func TestFenceRefusesNewKeysOnly(t *testing.T) {
 	// The run died: a previous marker, and a state that does not vouch
 	// for the AOF.
 	writeState(t, dir, "marker running\nmax-ttl-ms 10000\n")
-	te = openEngine(t, engine.Config{Dir: dir, AppendOnly: true})
+	te = openEngine(t, engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
 	refused := "(error) TRYAGAIN restart fence: new keys refused for another 10 s"
 	te.run([]step{
 		{cmd("SET", "other", "x", "NX", "PX", "10000"), refused},
@@ -303,7 +307,7 @@ func TestFenceRefusesNewKeysOnly(t *testing.T) {
 
 func TestFenceRecordsLargestTTL(t *testing.T) {
 	dir := t.TempDir()
-	te := openEngine(t, engine.Config{Dir: dir, MaxLockTTL: time.Minute})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": dir, "max-lock-ttl": (time.Minute).String()}})
 	steps := []struct {
 		args []string
 		want int64
@@ -332,7 +336,7 @@ func TestFenceWithoutDir(t *testing.T) {
 	if d := newTestEngine(t).RestartFenceRemaining(); d != 0 {
 		t.Fatalf("fence %s by default", d)
 	}
-	te := openEngine(t, engine.Config{RestartFence: "5s"})
+	te := openEngine(t, engine.Config{Params: map[string]string{"restart-fence": "5s"}})
 	if d := te.RestartFenceRemaining(); d <= 4*time.Second {
 		t.Fatalf("fence %s", d)
 	}
@@ -343,11 +347,11 @@ func TestFenceWithoutDir(t *testing.T) {
 // AOF) or is refused (with one).
 func TestFenceDirInUse(t *testing.T) {
 	dir := t.TempDir()
-	openEngine(t, engine.Config{Dir: dir, AppendOnly: true})
-	if _, err := engine.New(engine.Config{Dir: dir, AppendOnly: true}); err == nil || !strings.Contains(err.Error(), "in use") {
+	openEngine(t, engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}})
+	if _, err := engine.New(engine.Config{Params: map[string]string{"dir": dir, "appendonly": "yes"}}); err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("second AOF server on one dir: %v", err)
 	}
-	te := openEngine(t, engine.Config{Dir: dir})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": dir}})
 	te.run([]step{{cmd("SET", "k", "v", "PX", "100000"), "OK"}})
 	if st := readStateFile(t, dir); st.MaxTTLms != 0 {
 		t.Fatalf("the second server wrote the first one's state: %+v", st)
@@ -360,7 +364,7 @@ func TestFenceDirInUse(t *testing.T) {
 func TestFenceSurvivesCleanStop(t *testing.T) {
 	dir := t.TempDir()
 	writeState(t, dir, "marker running\nmax-ttl-ms 30000\n")
-	e, err := engine.New(engine.Config{Dir: dir})
+	e, err := engine.New(engine.Config{Params: map[string]string{"dir": dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +377,7 @@ func TestFenceSurvivesCleanStop(t *testing.T) {
 	if st := readStateFile(t, dir); st.Marker != keyspace.MarkerClean || st.FenceLeftMs <= 20000 || st.FenceLeftMs > 30001 {
 		t.Fatalf("state after a clean stop during the fence: %+v", st)
 	}
-	e, err = engine.New(engine.Config{Dir: dir})
+	e, err = engine.New(engine.Config{Params: map[string]string{"dir": dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +404,7 @@ func TestCloseBeforeLoadKeepsRunningMarker(t *testing.T) {
 	if err := os.WriteFile(state, []byte(crashed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Open(engine.Config{Dir: dir})
+	e, err := engine.Open(engine.Config{Params: map[string]string{"dir": dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +418,7 @@ func TestCloseBeforeLoadKeepsRunningMarker(t *testing.T) {
 	if err != nil || st.Marker != keyspace.MarkerRunning {
 		t.Fatalf("state after a start that did not load: %+v, %v", st, err)
 	}
-	e, err = engine.New(engine.Config{Dir: dir})
+	e, err = engine.New(engine.Config{Params: map[string]string{"dir": dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +432,7 @@ func TestCloseBeforeLoadKeepsRunningMarker(t *testing.T) {
 // MISCONF text, reads keep working, INFO says why, and the probe lifts
 // it once the disk works again.
 func TestMisconf(t *testing.T) {
-	te := openEngine(t, engine.Config{Dir: t.TempDir(), AppendOnly: true, AppendFsync: keyspace.FsyncEverySec})
+	te := openEngine(t, engine.Config{Params: map[string]string{"dir": t.TempDir(), "appendonly": "yes", "appendfsync": keyspace.FsyncEverySec}})
 	te.run([]step{{cmd("SET", "k", "v"), "OK"}})
 	ks := te.Keyspace()
 	good := ks.FailFsyncs(t)

@@ -22,6 +22,7 @@ func FuzzValueEncoding(f *testing.F) {
 	f.Add([]byte("s\xff\xff\xff\xff\xff\xff\xff\xff"))            // no token, no expiry
 	f.Add([]byte("\xf3\x80\x00\x00\x00\x00\x00\x00\x00\xff\xff")) // token bit, negative expiry, bad varint
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzWatch(data)()
 		s := string(data)
 		v := DecodeValue(s)
 		if got := expireAtOf(s); got != v.ExpireAt {

@@ -1,6 +1,7 @@
 package luasvc
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,33 @@ func TestScriptLazyExpiry(t *testing.T) {
 		if got := ts.e.Stats.ExpiredKeys.Load(); got != 1-tc.left {
 			t.Errorf("%s %s: expired_keys %d, want %d", tc.eval, tc.script, got, 1-tc.left)
 		}
+	}
+}
+
+// TestScriptCacheInfo: INFO memory counts the cached scripts, and SCRIPT
+// FLUSH, SYNC or ASYNC, empties the count at once (Redis's "SCRIPT FLUSH
+// ASYNC" test reads it right after the flush).
+func TestScriptCacheInfo(t *testing.T) {
+	for _, mode := range []string{"ASYNC", "SYNC"} {
+		t.Run(mode, func(t *testing.T) {
+			ts := newTestService(t)
+			for j := range 100 {
+				ts.do("SCRIPT", "LOAD", "return "+strconv.Itoa(j))
+			}
+			if r := ts.eval("return 'one more'", "0").String(); r != `"one more"` {
+				t.Fatalf("EVAL: %s", r)
+			}
+			for _, want := range []string{"number_of_cached_scripts:101\r\n", "used_memory_scripts_eval:"} {
+				if info := ts.do("INFO", "memory").Str; !strings.Contains(info, want) {
+					t.Fatalf("INFO memory has no %q:\n%s", want, info)
+				}
+			}
+			ts.do("SCRIPT", "FLUSH", mode)
+			for _, want := range []string{"number_of_cached_scripts:0\r\n", "used_memory_scripts_eval:0\r\n"} {
+				if info := ts.do("INFO", "memory").Str; !strings.Contains(info, want) {
+					t.Fatalf("after SCRIPT FLUSH %s, INFO memory has no %q:\n%s", mode, want, info)
+				}
+			}
+		})
 	}
 }

@@ -438,11 +438,6 @@ func (v *vm) baseLoad(L *lua.LState) int {
 // are parsed as text, which fails, as in Redis).
 func (v *vm) loadChunk(L *lua.LState, src, name string) int {
 	chunk := chunkID(name)
-	if strings.HasPrefix(src, "\x1b") {
-		L.Push(lua.LNil)
-		L.Push(lua.LString(chunk + ":1: unexpected symbol near 'char(27)'"))
-		return 2
-	}
 	proto, err := compile(src, chunk)
 	if err != nil {
 		L.Push(lua.LNil)

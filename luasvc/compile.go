@@ -19,6 +19,11 @@ const scriptChunk = "user_script"
 // ("user_script:1: unexpected symbol near '<eof>'") as far as gopher-lua's
 // parser tells what went wrong.
 func compile(src, chunk string) (*lua.FunctionProto, error) {
+	// Redis's Lua refuses binary chunks: its lexer meets the ESC byte of
+	// the signature as the first token.
+	if strings.HasPrefix(src, "\x1b") {
+		return nil, errors.New(chunk + ":1: unexpected symbol near 'char(27)'")
+	}
 	stmts, err := parse.Parse(strings.NewReader(src), chunk)
 	if err != nil {
 		return nil, syntaxError(err, src, chunk)
@@ -75,6 +80,14 @@ func syntaxError(err error, src, chunk string) error {
 		if l := lines[line-1]; strings.LastIndexAny(l, `"'`) >= 0 {
 			near = l[strings.LastIndexAny(l, `"'`):][:1] + near
 		}
+	}
+	if near == "\x00" {
+		// A NUL byte is token 0, which lexerror takes for "no token".
+		return errors.New(chunk + ":" + strconv.Itoa(line) + ": " + msg)
+	}
+	if len(near) == 1 && (near[0] < 0x20 || near[0] == 0x7f) {
+		// Lua names a control character by its code (luaX_token2str).
+		near = "char(" + strconv.Itoa(int(near[0])) + ")"
 	}
 	return errors.New(chunk + ":" + strconv.Itoa(line) + ": " + msg + " near '" + near + "'")
 }

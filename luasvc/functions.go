@@ -593,6 +593,10 @@ func (s *Service) cmdFcall(c *engine.Call) {
 			c.Err(errWriteFlagRO)
 			return
 		}
+		if s.e.NoGoodReplicas() {
+			c.Errf("NOREPLICAS Not enough good replicas to write.")
+			return
+		}
 		if f.flags&flagAllowOOM == 0 && s.e.PreCommandOOM(c.S) {
 			c.Errf("OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'")
 			return

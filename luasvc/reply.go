@@ -316,7 +316,13 @@ func (v *vm) writeReply(w engine.Writer, val lua.LValue, depth int) {
 
 func (v *vm) writeTable(w engine.Writer, t *lua.LTable, depth int) {
 	if e, ok := t.RawGetString("err").(lua.LString); ok {
-		writeError(w, string(e), errorCounted(t))
+		// Redis sends "-" + the text: {err="-ERR x"} is "--ERR x" on the
+		// wire. The writer drops one leading '-', so one is added here.
+		msg := string(e)
+		if strings.HasPrefix(msg, "-") {
+			msg = "-" + msg
+		}
+		writeError(w, msg, errorCounted(t))
 		return
 	}
 	if s, ok := t.RawGetString("ok").(lua.LString); ok {

@@ -145,7 +145,9 @@ func TestTamperedStateIsRebuilt(t *testing.T) {
 func TestNoBytecode(t *testing.T) {
 	ts := newTestService(t)
 	ts.scripts([]scriptCase{
-		{`return string.dump(function() end)`, errAt(`return string.dump(function() end)`, "ERR user_script:1: unable to dump given function")},
+		{`return string.sub(string.dump(function() end), 1, 12) == "\27LuaQ\0\1\4\8\4\8\0"`, `(integer) 1`},
+		{`return string.dump(tostring)`, errAt(`return string.dump(tostring)`, "ERR user_script:1: unable to dump given function")},
+		{`return loadstring(string.dump(function() return 1 end))()`, errAt(`return loadstring(string.dump(function() return 1 end))()`, "ERR user_script:1: attempt to call a nil value")},
 		{`local f, e = loadstring("\27LuaQ\0\1\4\8\4\8\0") return {tostring(f), e}`, `["nil" "[string \"\x1bLuaQ\"]:1: unexpected symbol near 'char(27)'"]`},
 		{`local f, e = load(function() return nil end) return type(f)`, `"function"`},
 		{`return loadstring("return 1 + 1")()`, `(integer) 2`},

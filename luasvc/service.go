@@ -13,17 +13,18 @@
 // that have not written yet).
 //
 // Known differences from Redis 7.0, all in corner cases:
-//   - Runtime error messages come from gopher-lua where Lua 5.1's cannot
-//     be reproduced: they lack variable names ("attempt to index a nil
-//     value", not "attempt to index local 't' (a nil value)"), and some
-//     syntax errors are reported as "unexpected symbol". Argument numbers
+//   - Runtime type errors name the variable as Lua 5.1 does ("attempt to
+//     index local 't' (a nil value)", varname.go) when they end the
+//     script; caught by pcall they do not ("attempt to index a nil
+//     value"). Some syntax errors are reported as "unexpected symbol"
+//     where Lua 5.1 names what it expected ("'=' expected near 'x'"). Argument numbers
 //     of method calls (s:rep()) count the receiver.
 //   - tostring and the string library format numbers like Lua 5.1
 //     ("%.14g"); the .. operator uses gopher-lua's formatting
 //     (0.1 + 0.2 .. "" is "0.30000000000000004", Lua says "0.3").
 //   - Calls nest 5000 deep, not 20000 ("stack overflow" earlier).
-//   - string.dump always fails; Redis dumps, but cannot load the result
-//     either.
+//   - string.dump gives Lua 5.1's header and the source name, not Lua
+//     5.1 bytecode; like Redis's, no script can load it.
 //   - next(t, k) with a key not in t returns nil instead of raising.
 //   - cjson's settings (encode_max_depth...) are reset before every
 //     script; in Redis they leak from one script to the next. Objects are
@@ -90,6 +91,9 @@ type Service struct {
 	scripts map[string]*script // lower-case hex SHA1 -> script
 	bodies  map[string]*script // source -> script, so EVAL skips hashing
 	gen     atomic.Uint64      // bumped by SCRIPT FLUSH
+	// scriptMem is used_memory_scripts_eval: the cached scripts' bodies
+	// and SHAs, kept as they are added so INFO need not walk the cache.
+	scriptMem int64
 
 	memLimit uint64 // heap growth that stops a script (tests lower it)
 	// replyTableLimit bounds the tables of a script's return value
@@ -154,7 +158,7 @@ func Register(e *engine.Engine, opts Options) *Service {
 		e.Table.Get([]byte("fcall")): true, e.Table.Get([]byte("fcall_ro")): true,
 	}
 	e.SetScriptFlags(s.commandFlags) // guards.go
-	e.SetFunctionCount(s.funcs.counts)
+	e.SetFunctionCount(s.counts)
 	e.AfterLoad(s.loadStoredFunctions) // the libraries the keyspace holds
 	return s
 }
@@ -254,6 +258,10 @@ func (s *Service) run(c *engine.Call, sc *script, numkeys int) {
 			c.Errf("MISCONF Redis is configured to persist data to AOF, but it's currently unable to persist to disk. "+
 				"Writable scripts are blocked. Use 'no-writes' flag for read only scripts. AOF error: %s",
 				strings.TrimPrefix(disk, "MISCONF Errors writing to the AOF file: "))
+			return
+		}
+		if s.e.NoGoodReplicas() {
+			c.Errf("NOREPLICAS Not enough good replicas to write.")
 			return
 		}
 		if !sc.allowOOM && s.e.PreCommandOOM(c.S) {
@@ -395,9 +403,22 @@ func (s *Service) load(body []byte) (*script, error) {
 	} else {
 		s.scripts[sha] = sc
 		s.bodies[sc.body] = sc
+		s.scriptMem += int64(len(sha) + len(sc.body))
 	}
 	s.mu.Unlock()
 	return sc, nil
+}
+
+// counts are INFO memory's figures: the functions' and the script
+// cache's. A cached script is counted as its body and SHA, as Redis counts
+// its two strings.
+func (s *Service) counts() engine.FunctionCounts {
+	fc := s.funcs.counts()
+	s.mu.RLock()
+	fc.Scripts = len(s.scripts)
+	fc.ScriptMemory = s.scriptMem
+	s.mu.RUnlock()
+	return fc
 }
 
 // Flush empties the script cache (SCRIPT FLUSH).
@@ -405,6 +426,7 @@ func (s *Service) Flush() {
 	s.mu.Lock()
 	s.scripts = make(map[string]*script)
 	s.bodies = make(map[string]*script)
+	s.scriptMem = 0
 	s.gen.Add(1)
 	s.mu.Unlock()
 }

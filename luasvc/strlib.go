@@ -1,6 +1,7 @@
 package luasvc
 
 import (
+	"encoding/binary"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -9,8 +10,8 @@ import (
 // The string library of Lua 5.1 (lstrlib.c), with two bounds Redis does
 // not have: results are capped at maxStringBytes ("resulting string too
 // large"), and pattern matching stops with the script (see pattern.go).
-// gsub builds its result in one pass. string.dump always fails: scripts
-// cannot produce bytecode.
+// gsub builds its result in one pass. string.dump gives a Lua 5.1 header
+// that nothing can load (strDump).
 
 func (v *vm) stringLib() *lua.LTable {
 	L := v.L
@@ -153,12 +154,38 @@ func strChar(L *lua.LState) int {
 	return 1
 }
 
+// lua51Header starts every Lua 5.1 binary chunk: the signature, version
+// 5.1, the official format, little endian, and the sizes of int (4),
+// size_t (8), Instruction (4) and lua_Number (8), numbers not integral.
+const lua51Header = "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"
+
+// strDump is string.dump. Redis's Lua dumps a function as Lua 5.1
+// bytecode, which no script can load again (loadstring refuses binary
+// chunks: "unexpected symbol near 'char(27)'"); scripts use it to check
+// that. gopher-lua's bytecode is not Lua 5.1's, so the dump is Lua 5.1's
+// header and the function's source name, as a Lua 5.1 dump starts; the
+// rest of Redis's bytes cannot be reproduced.
 func strDump(L *lua.LState) int {
-	if _, ok := L.Get(1).(*lua.LFunction); !ok {
+	fn, ok := L.Get(1).(*lua.LFunction)
+	if !ok {
 		typeError(L, 1, "dump", "function")
 	}
-	raise(L, "unable to dump given function")
-	return 0
+	if fn.IsG {
+		raise(L, "unable to dump given function")
+	}
+	src := fn.Proto.SourceName
+	if !strings.HasPrefix(src, "=") && !strings.HasPrefix(src, "@") {
+		src = "@" + src
+	}
+	b := []byte(lua51Header)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(src)+1))
+	b = append(b, src...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, uint32(fn.Proto.LineDefined))
+	b = binary.LittleEndian.AppendUint32(b, uint32(fn.Proto.LastLineDefined))
+	b = append(b, fn.Proto.NumUpvalues, fn.Proto.NumParameters, fn.Proto.IsVarArg&^lua.VarArgNeedsArg, fn.Proto.NumUsedRegisters)
+	L.Push(lua.LString(b))
+	return 1
 }
 
 // strFind is string.find (find set) and string.match.

@@ -428,6 +428,16 @@ func (a *argTable) clear(L *lua.LState, g *lua.LTable) {
 // raised it, or its caller when that is a Go function (redis.call, error).
 func (v *vm) errHandler(L *lua.LState) int {
 	obj := L.Get(1)
+	if msg, ok := obj.(lua.LString); ok {
+		if dbg, ok := L.GetStack(1); ok {
+			if f, ok := frameOf(L, dbg); ok {
+				if text := f.typeErrorText(string(msg)); text != "" {
+					pos, _ := splitPosition(string(msg))
+					obj = lua.LString(pos + text)
+				}
+			}
+		}
+	}
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {

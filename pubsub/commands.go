@@ -108,6 +108,17 @@ func (h *Hub) unsubscribeCmd(k kind, verb string) engine.Handler {
 func (h *Hub) publishCmd(shard bool) engine.Handler {
 	return func(c *engine.Call) {
 		ch, msg := c.Args[1], c.Args[2]
+		// The connection the command came from: a script's caller.
+		origin := c
+		if c.S.ScriptCaller != nil {
+			origin = c.S.ScriptCaller
+		}
+		self := h.subscriberOf(origin.S)
+		if c.Tx == nil {
+			// Not inside a script or EXEC, which hold the keyspace a
+			// subscriber's command may need.
+			h.settle(ch, shard, self)
+		}
 		var n int
 		if shard {
 			n = h.ShardReceivers(ch)
@@ -120,11 +131,6 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 			} else {
 				h.deliver(ch, msg, to)
 			}
-		}
-		// The connection the command came from: a script's caller.
-		origin := c
-		if c.S.ScriptCaller != nil {
-			origin = c.S.ScriptCaller
 		}
 		// A message to the publisher itself (a RESP3 subscriber) comes
 		// after what its reply has written so far: inside EXEC, Redis 7.0
@@ -142,7 +148,6 @@ func (h *Hub) publishCmd(shard bool) engine.Handler {
 		// writes), when the caller may have reused its argument buffers.
 		// The publisher's own connection gets its message at once, where
 		// Redis writes it; it runs nothing else before the commit.
-		self := h.subscriberOf(origin.S)
 		if self != nil {
 			deliver(func(s *Subscriber) bool { return s == self })
 		}

@@ -24,6 +24,11 @@ type Subscriber struct {
 	// fn, for a listener in the same process (Hub.Listen), takes each
 	// message instead of the queue; such a subscriber has no connection.
 	fn func(pattern string, channel, message []byte)
+	// settler, when set, tells whether the connection has run what its
+	// client sent (settle.go); settling is set while this subscriber's
+	// own PUBLISH waits for others.
+	settler  Settler
+	settling atomic.Bool
 
 	mu        sync.Mutex
 	out       queue   // queued, not yet taken by the writer
@@ -43,9 +48,11 @@ type Subscriber struct {
 
 // Attach makes the session's connection a subscriber writing to w.
 // closeConn must close the socket (it is called on overflow and by Close).
-func (h *Hub) Attach(sess *engine.Session, w io.Writer, closeConn func()) *Subscriber {
+// settler, if not nil, lets a PUBLISH wait for the commands the client
+// sent before it (settle.go).
+func (h *Hub) Attach(sess *engine.Session, w io.Writer, closeConn func(), settler Settler) *Subscriber {
 	s := &Subscriber{
-		hub: h, sess: sess, w: w, closeConn: closeConn,
+		hub: h, sess: sess, w: w, closeConn: closeConn, settler: settler,
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	for i := range s.subs {

@@ -52,6 +52,7 @@ func FuzzServer(f *testing.F) {
 		f.Add([]byte(s), uint8(i*37), i%3 == 0)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8, auth bool) {
+		defer fuzzWatch(data, chunk, auth)()
 		checkServer(t, data, int(chunk)+1, auth)
 	})
 }
@@ -59,7 +60,7 @@ func FuzzServer(f *testing.F) {
 func checkServer(t *testing.T, data []byte, chunk int, auth bool) {
 	cfg := engine.Config{}
 	if auth {
-		cfg.RequirePass = "pw"
+		cfg.Params = map[string]string{"requirepass": "pw"}
 	}
 	eng, err := engine.New(cfg)
 	if err != nil {

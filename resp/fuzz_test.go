@@ -197,6 +197,7 @@ func FuzzGuard(f *testing.F) {
 		f.Add([]byte(s), uint64(i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		defer fuzzWatch(data, seed)()
 		rng := rand.New(rand.NewPCG(seed, seed>>7))
 		for _, limits := range []Limits{fuzzLimits, Limits{}.withDefaults()} {
 			checkGuardAgainstModel(t, data, limits, false, rng)

@@ -20,7 +20,7 @@ type Limits struct {
 	MaxBulkLen      int64 // proto-max-bulk-len: 512 MB
 	MaxMultibulkLen int64 // arguments per command
 	MaxInlineLen    int   // inline commands and RESP header lines: 64 KB
-	MaxQueryBuffer  int64 // client-query-buffer-limit: 1 GB for one command
+	MaxQueryBuffer  int64 // one command: 1 GB (a Server reads client-query-buffer-limit instead)
 	UnauthMultibulk int64 // before AUTH: 10 arguments
 	UnauthBulkLen   int64 // before AUTH: 16 KB per argument
 }
@@ -47,6 +47,14 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// maxQueryBuffer is the most bytes one command may take.
+func (g *guardConn) maxQueryBuffer() int64 {
+	if g.queryLimit != nil {
+		return g.queryLimit()
+	}
+	return g.limits.MaxQueryBuffer
+}
+
 // guardListener wraps accepted connections in guardConn.
 type guardListener struct {
 	net.Listener
@@ -64,11 +72,17 @@ func (l *guardListener) Accept() (net.Conn, error) {
 		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
 		raw, _ = tc.SyscallConn()
 	}
+	sc := newSettleConn(c) // settle.go
+	if sc != nil {
+		c = sc
+	}
 	if l.tls != nil {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
 	g.raw = raw
+	g.queryLimit = l.srv.eng.QueryBufferLimit
+	g.settle = sc
 	return g, nil
 }
 
@@ -143,12 +157,15 @@ const (
 type guardConn struct {
 	net.Conn
 	// raw is the TCP socket under it (under TLS too), for peerClosed.
-	raw       syscall.RawConn
-	limits    Limits
-	stats     *engine.Stats
-	logf      func(level, format string, args ...any)
-	sess      *engine.Session
-	needsAuth func() bool
+	raw    syscall.RawConn
+	limits Limits
+	// queryLimit, when set, is client-query-buffer-limit as CONFIG SET
+	// leaves it, read as each command grows (limits.MaxQueryBuffer else).
+	queryLimit func() int64
+	stats      *engine.Stats
+	logf       func(level, format string, args ...any)
+	sess       *engine.Session
+	needsAuth  func() bool
 	// send, once the connection is subscribed, queues bytes behind the
 	// replies waiting in its pubsub queue: fail's error goes there.
 	send func([]byte)
@@ -182,8 +199,18 @@ type guardConn struct {
 	// lastIO is when the socket last gave or took bytes (unix seconds),
 	// Redis's lastinteraction, for the idle timeout (cron.go).
 	lastIO atomic.Int64
+	// settle, the socket under the connection (nil without a file
+	// descriptor), tells a PUBLISH whether the connection has run what
+	// its client sent (settle.go).
+	settle *settleConn
 	// obuf counts replies not yet written (outbuf.go).
 	obuf outBuf
+	// in is what CLIENT LIST shows of the input (clientstats.go).
+	in inputStats
+	// work counts the guard's steps: bytes looked at, copied or moved,
+	// and parser state changes. Tests check that it grows linearly with
+	// the input, however the input is cut into reads (guard_test.go).
+	work int64
 }
 
 func newGuardConn(c net.Conn, limits Limits, stats *engine.Stats, logf func(level, format string, args ...any)) *guardConn {
@@ -266,6 +293,7 @@ func (g *guardConn) deliver(p []byte) int {
 		g.r += m
 		n += m
 	}
+	g.work += int64(n)
 	return n
 }
 
@@ -287,12 +315,14 @@ func (g *guardConn) fill() error {
 	}
 	if g.w == len(g.buf) {
 		nb := make([]byte, 2*len(g.buf))
-		copy(nb, g.buf[:g.w])
+		g.work += int64(copy(nb, g.buf[:g.w]))
 		g.buf = nb
 	}
 	n, err := g.Conn.Read(g.buf[g.w:])
 	if n > 0 {
 		g.w += n
+		g.in.read.Store(g.base + int64(g.w))
+		g.in.free.Store(int64(len(g.buf) - g.w))
 		g.stats.NetInputBytes.Add(int64(n))
 		g.lastIO.Store(time.Now().Unix())
 	}
@@ -307,7 +337,7 @@ func (g *guardConn) shift(d int) {
 	if d == 0 {
 		return
 	}
-	copy(g.buf, g.buf[d:g.w])
+	g.work += int64(copy(g.buf, g.buf[d:g.w]))
 	g.r -= d
 	g.rel -= d
 	g.pos -= d
@@ -370,6 +400,7 @@ func (g *guardConn) authRequired() bool { return g.needsAuth != nil && g.needsAu
 // command as it ends.
 func (g *guardConn) parse() parseResult {
 	for !g.pause {
+		g.work++
 		switch g.state {
 		case stFailed:
 			return failed
@@ -460,7 +491,7 @@ func (g *guardConn) parse() parseResult {
 			take := min(avail, g.bulkLen)
 			g.pos += int(take)
 			g.bulkLen -= take
-			if g.base+int64(g.pos)-g.cmdStart > g.limits.MaxQueryBuffer {
+			if g.base+int64(g.pos)-g.cmdStart > g.maxQueryBuffer() {
 				// client-query-buffer-limit: Redis closes without a reply.
 				return g.violation("")
 			}
@@ -505,6 +536,7 @@ func (g *guardConn) parse() parseResult {
 				line = line[:len(line)-1]
 			}
 			var ok bool
+			g.work += 2 * int64(len(line)) // split, then framed
 			g.tokens, g.ends, ok = engine.AppendSplitArgs(line, g.tokens[:0], g.ends[:0])
 			if !ok {
 				return g.violation("Protocol error: unbalanced quotes in request")
@@ -531,6 +563,7 @@ func (g *guardConn) skipTo(i int) {
 // AUTH, and after RESET (which can undo AUTH), the next command's limits
 // depend on what this one does, so parsing waits until redcon has run it.
 func (g *guardConn) commandDone() {
+	g.in.commandParsed(g.base + int64(g.pos))
 	if g.reset || g.authRequired() {
 		g.pause = true
 	}
@@ -556,6 +589,7 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 		for i := g.scan; i < g.w; i++ {
 			c := g.buf[i]
 			if c == term {
+				g.work += int64(i - g.scan + 1)
 				g.scan = i
 				if term == '\r' && i+1 == g.w {
 					return 0, lineWaiting
@@ -563,11 +597,13 @@ func (g *guardConn) lineEnd(term byte) (int, lineStatus) {
 				return i, lineFound
 			}
 			if c == 0 {
+				g.work += int64(i - g.scan + 1)
 				g.stuck = true
 				break
 			}
 		}
 		if !g.stuck {
+			g.work += int64(g.w - g.scan)
 			g.scan = g.w
 		}
 	}

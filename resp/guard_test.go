@@ -560,3 +560,65 @@ func BenchmarkGuardPipeline(b *testing.B) {
 		})
 	}
 }
+
+// TestGuardWorkLinear: the guard's work (guardConn.work: bytes looked at,
+// copied or moved, parser steps) grows linearly with the input, for input
+// that arrives one byte per socket read, the case where a parser that
+// starts over at every read goes quadratic. Work is counted, not timed:
+// per input byte it may not grow as the input does (16 times larger).
+func TestGuardWorkLinear(t *testing.T) {
+	repeat := func(s string) func(n int) []byte {
+		return func(n int) []byte { return bytes.Repeat([]byte(s), n) }
+	}
+	families := []struct {
+		name string
+		gen  func(n int) []byte // input of about n units
+	}{
+		{"small-commands", repeat("*1\r\n$4\r\nPING\r\n")},
+		{"inline-commands", repeat("SET k v\r\n")},
+		{"quoted-inline", repeat("SET \"a\\x41\" 'b c'\r\n")},
+		{"big-bulk", func(n int) []byte {
+			return fmt.Appendf(nil, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n", 16*n, bytes.Repeat([]byte{'v'}, 16*n))
+		}},
+		{"many-arguments", func(n int) []byte {
+			return append(fmt.Appendf(nil, "*%d\r\n", n+1), append([]byte("$4\r\nECHO\r\n"), bytes.Repeat([]byte("$1\r\na\r\n"), n)...)...)
+		}},
+		{"long-inline-line", func(n int) []byte {
+			return append(bytes.Repeat([]byte("x "), 8*n), '\r', '\n')
+		}},
+		{"unfinished-line-with-nul", func(n int) []byte {
+			return append([]byte("PING\x00"), bytes.Repeat([]byte{'y'}, 16*n)...)
+		}},
+	}
+	work := func(in []byte, tiny bool) int64 {
+		chunks := make([][]byte, len(in))
+		for i := range in {
+			chunks[i] = in[i : i+1]
+		}
+		g := newGuardConn(&scriptConn{chunks: chunks}, Limits{}, nil, nil)
+		if tiny {
+			g.firstBuf, g.minHold, g.maxHold = 4, 4, 16
+		}
+		p := make([]byte, 7)
+		for range 2*len(in) + 16 {
+			if _, err := g.Read(p); err != nil {
+				break
+			}
+		}
+		return g.work
+	}
+	for _, f := range families {
+		for _, tiny := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tiny=%v", f.name, tiny), func(t *testing.T) {
+				small, large := f.gen(200), f.gen(3200)
+				ws, wl := work(small, tiny), work(large, tiny)
+				perSmall := float64(ws) / float64(len(small))
+				perLarge := float64(wl) / float64(len(large))
+				if perLarge > 1.5*perSmall+1 {
+					t.Errorf("work per byte %.2f for %d bytes, %.2f for %d bytes: not linear", perSmall, len(small), perLarge, len(large))
+				}
+				t.Logf("work per byte: %.2f (%d bytes), %.2f (%d bytes)", perSmall, len(small), perLarge, len(large))
+			})
+		}
+	}
+}

@@ -34,7 +34,7 @@ func TestTCPKeepAlive(t *testing.T) {
 			var conn net.Conn
 			ts.mu.Lock()
 			for c := range ts.clients {
-				conn = c.gc.Conn
+				conn = c.gc.settle.Conn // the socket under the guard (settle.go)
 			}
 			ts.mu.Unlock()
 			raw, err := conn.(*net.TCPConn).SyscallConn()

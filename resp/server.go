@@ -57,6 +57,7 @@ type client struct {
 	gc   *guardConn
 	sess *engine.Session
 	enc  Encoder
+	out  replyStats // CLIENT LIST's figures of the replies (clientstats.go)
 
 	// Set once the connection subscribed: redcon no longer serves it.
 	dc  redcon.DetachedConn
@@ -196,6 +197,8 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	s.eng.AddSession(sess)
 	c := &client{srv: s, rc: rc, gc: gc, sess: sess, enc: Encoder{Proto: 2}}
 	gc.sess = sess
+	fd := connFD(gc.Conn)
+	sess.SetConnStats(func() engine.ConnStats { return c.connStats(fd) })
 	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
 	sess.Close = func() { gc.Conn.Close() }
 	// Asked under the engine lock before a blocked command is served: a
@@ -267,6 +270,9 @@ func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
 // runOne runs a command and queues its reply, waiting first if the command
 // blocked.
 func (s *Server) runOne(c *client, args [][]byte) {
+	c.commandStarts(args)
+	replyLen := 0
+	defer func() { c.commandEnds(replyLen) }() // after the recover below
 	defer func() {
 		if r := recover(); r != nil {
 			s.opts.Logf("warning", "panic serving %s: %v\n%s", c.sess.Addr(), r, debug.Stack())
@@ -285,6 +291,11 @@ func (s *Server) runOne(c *client, args [][]byte) {
 	}
 	if c.sess.DropReply() { // CLIENT REPLY OFF/SKIP
 		c.enc.Buf = c.enc.Buf[:0]
+	}
+	replyLen = len(c.enc.Buf)
+	if c.sess.CloseAfterReply && c.sub != nil {
+		// QUIT: a client that read the +OK is no longer subscribed.
+		c.sub.UnsubscribeAll()
 	}
 	c.flush()
 	// Invalidations of the keys this command changed follow its reply.

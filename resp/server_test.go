@@ -314,7 +314,7 @@ func TestServerInline(t *testing.T) {
 // TestServerUnauthenticated: the AUTH flow over a socket and the limits
 // before AUTH, with redis-server 7.0.15's replies (--requirepass).
 func TestServerUnauthenticated(t *testing.T) {
-	ts := startServer(t, engine.Config{RequirePass: "sekret"}, Options{})
+	ts := startServer(t, engine.Config{Params: map[string]string{"requirepass": "sekret"}}, Options{})
 	const noauth = "-NOAUTH Authentication required.\r\n"
 	t.Run("NOAUTH", func(t *testing.T) {
 		c := ts.dial(t)
@@ -590,7 +590,7 @@ func TestServerVersusRedisOracle(t *testing.T) {
 	}
 	compare(t, startServer(t, engine.Config{}, Options{}), plain, inputs)
 	if auth != "" {
-		compare(t, startServer(t, engine.Config{RequirePass: "sekret"}, Options{}), auth, authInputs)
+		compare(t, startServer(t, engine.Config{Params: map[string]string{"requirepass": "sekret"}}, Options{}), auth, authInputs)
 	}
 }
 

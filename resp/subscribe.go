@@ -1,6 +1,9 @@
 package resp
 
-import "github.com/lockredis/lockredis/engine"
+import (
+	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/pubsub"
+)
 
 // Subscribing detaches a connection from redcon's loop: from then on a
 // goroutine of ours reads its commands and every reply goes through the
@@ -13,7 +16,12 @@ func (s *Server) detach(c *client) {
 	// Replies to the commands before this one in the same pipeline are
 	// still in redcon's buffer: send them first.
 	c.dc.Flush()
-	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() })
+	var settler pubsub.Settler // settle.go
+	if sc := c.gc.settle; sc != nil {
+		sc.on.Store(true)
+		settler = sc
+	}
+	c.sub = s.opts.Hub.Attach(c.sess, c.gc.Conn, func() { c.gc.Conn.Close() }, settler)
 	c.gc.send = c.sub.Send
 	c.enc.flush = func(b []byte) {
 		if !c.sess.ReplyMuted() { // CLIENT REPLY OFF/SKIP
@@ -40,6 +48,9 @@ func needsDetach(sess *engine.Session, cmd *engine.Command) bool {
 func (s *Server) serveDetached(c *client) {
 	defer func() {
 		c.sub.Close()
+		if sc := c.gc.settle; sc != nil {
+			sc.readerGone()
+		}
 		s.forget(c)
 	}()
 	for {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockredis/lockredis/config"
 	"github.com/spf13/pflag"
 )
 
@@ -43,8 +44,7 @@ func TestExampleConfigHasEveryDirective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaults()
-	fs, _, _ := newFlagSet(&cfg, io.Discard)
+	fs := newCLI(io.Discard).fs
 	lines := map[string]bool{}   // directives given or shown commented
 	words := map[string]bool{}   // every word of the file
 	var uncommented bytes.Buffer // the file with every example enabled
@@ -73,7 +73,7 @@ func TestExampleConfigHasEveryDirective(t *testing.T) {
 	if err := os.WriteFile(all, uncommented.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readConfigFile(all, defaults()); err != nil {
+	if err := readConfigFile(config.NewSettings(), all); err != nil {
 		t.Errorf("an example line is not a valid directive: %v", err)
 	}
 }

@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
-	"strconv"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 
-	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis"
+	"github.com/lockredis/lockredis/config"
+	"github.com/spf13/pflag"
 )
 
 // runOnce runs the CLI with args on a free port in its own directory and
@@ -24,86 +28,188 @@ func runOnce(t *testing.T, args ...string) (int, string) {
 	return code, out.String()
 }
 
-// TestCLIAgreesWithEngine: the CLI accepts exactly the values the engine
-// accepts, and refuses the others with the engine's error text.
-func TestCLIAgreesWithEngine(t *testing.T) {
-	for _, tc := range []struct {
-		flag, value string
-		config      func(dir, value string) engine.Config
-	}{
-		{"--restart-fence", "auto", fence},
-		{"--restart-fence", "AUTO", fence},
-		{"--restart-fence", "off", fence},
-		{"--restart-fence", "no", fence},
-		{"--restart-fence", "0", fence},
-		{"--restart-fence", "30s", fence},
-		{"--restart-fence", "-1s", fence},
-		{"--restart-fence", "yes", fence},
-		{"--restart-fence", "soon", fence},
-		{"--appendfsync", "always", fsync},
-		{"--appendfsync", "ALWAYS", fsync}, // redis-server accepts any case
-		{"--appendfsync", "everysec", fsync},
-		{"--appendfsync", "no", fsync},
-		{"--appendfsync", "sometimes", fsync},
-		{"--appendfilename", "locks.aof", filename},
-		{"--appendfilename", "sub/locks.aof", filename},
-		{"--databases", "1", databases},
-		{"--databases", "256", databases},
-		{"--databases", "257", databases},
-		{"--databases", "-1", databases},
-		{"--maxmemory", "1gb", maxmemory},
-		{"--maxmemory", "100MB", maxmemory},
-		{"--maxmemory", "1048576", maxmemory},
-		{"--maxmemory", "lots", maxmemory},
-		{"--maxmemory", "-1", maxmemory},
-		{"--maxmemory-policy", "noeviction", policy},
-		{"--maxmemory-policy", "NOEVICTION", policy},
-		{"--maxmemory-policy", "allkeys-lru", policy},
-		{"--maxmemory-policy", "evict", policy},
-		{"--notify-keyspace-events", "KEA", notifyEvents},
-		{"--notify-keyspace-events", "Ex", notifyEvents},
-		{"--notify-keyspace-events", "", notifyEvents},
-		{"--notify-keyspace-events", "KEQ", notifyEvents},
-	} {
-		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
-			eng, engErr := engine.New(tc.config(t.TempDir(), tc.value))
-			if engErr == nil {
-				eng.Close()
+// fromFile reads a config file holding lines, as the binary does.
+func fromFile(t *testing.T, lines ...string) (map[string]string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "redis.conf")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newCLI(io.Discard).settings(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Map(), nil
+}
+
+// fromFlags parses args as the command line does (no config file).
+func fromFlags(args ...string) (map[string]string, error) {
+	c := newCLI(io.Discard)
+	if err := c.fs.Parse(args); err != nil {
+		return nil, err
+	}
+	s, err := c.settings("")
+	if err != nil {
+		return nil, err
+	}
+	return s.Map(), nil
+}
+
+// TestFlagsAreTheSpec: the flags are the spec's parameters, under each of
+// their names, and --help shows a line for each one with a usage and for
+// no other.
+func TestFlagsAreTheSpec(t *testing.T) {
+	c := newCLI(io.Discard)
+	want := map[string]*config.Param{}
+	for i := range config.Params {
+		for _, n := range config.Params[i].Names() {
+			want[n] = &config.Params[i]
+		}
+	}
+	var help bytes.Buffer
+	c.fs.SetOutput(&help)
+	c.fs.PrintDefaults()
+	c.fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" || f.Name == "version" {
+			return
+		}
+		p, ok := want[f.Name]
+		if !ok {
+			t.Errorf("--%s is not in the spec", f.Name)
+			return
+		}
+		delete(want, f.Name)
+		shown := strings.Contains(help.String(), "--"+f.Name+" ")
+		if shown != (p.Usage != "") {
+			t.Errorf("--%s: in --help %v, has a usage %v", f.Name, shown, p.Usage != "")
+		}
+		if f.DefValue != p.BinaryDefault() {
+			t.Errorf("--%s: default %q, spec %q", f.Name, f.DefValue, p.BinaryDefault())
+		}
+	})
+	for n := range want {
+		t.Errorf("%s has no flag", n)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(help.String()), "\n") {
+		name := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "-p, "))[0]
+		if _, ok := config.Lookup(strings.TrimPrefix(name, "--")); !ok && name != "-v," && name != "-h," {
+			t.Errorf("--help line of no parameter: %s", line)
+		}
+	}
+}
+
+// TestDirectivesAreFlags: every parameter, under each of its names, given
+// in the config file ("name value") or on the command line (--name
+// value), gives the same settings; a value refused in one form is refused
+// in the other; and a name the spec does not know is neither.
+func TestDirectivesAreFlags(t *testing.T) {
+	start, _ := fromFlags()
+	type directive struct{ name, value string }
+	var cases []directive
+	for i := range config.Params {
+		p := &config.Params[i]
+		for _, n := range p.Names() {
+			cases = append(cases, directive{n, p.Sample()}, directive{n, p.Default})
+		}
+	}
+	cases = append(cases,
+		directive{"bind", "127.0.0.1 -::1"},
+		directive{"client-output-buffer-limit", "normal 1mb 0 0"},
+		directive{"save", "900 1 300 10"},
+		directive{"appendonly", "YES"},
+		directive{"no-such-directive", "1"})
+	for _, tc := range cases {
+		t.Run(tc.name+" "+tc.value, func(t *testing.T) {
+			p, known := config.Lookup(tc.name)
+			v := tc.value
+			if v == "" || (strings.ContainsAny(v, " ") && !p.Multi) {
+				v = config.Quote(v)
 			}
-			code, out := runOnce(t, tc.flag, tc.value)
-			if engErr == nil && code != 0 {
-				t.Fatalf("the engine accepts %s %q, the CLI refuses it (exit %d):\n%s", tc.flag, tc.value, code, out)
+			file, ferr := fromFile(t, tc.name+" "+v)
+			flags, cerr := fromFlags("--"+tc.name, tc.value)
+			refused := !known || p.Refuses(tc.value) != ""
+			if refused {
+				if ferr == nil || cerr == nil {
+					t.Fatalf("accepted: file error %v, flag error %v", ferr, cerr)
+				}
+				return
 			}
-			if engErr != nil && (code == 0 || !strings.Contains(out, engErr.Error())) {
-				t.Fatalf("the engine refuses %s %q with %q; the CLI exited %d with:\n%s", tc.flag, tc.value, engErr, code, out)
+			if ferr != nil || cerr != nil {
+				t.Fatalf("file error %v, flag error %v", ferr, cerr)
+			}
+			if !reflect.DeepEqual(file, flags) {
+				t.Errorf("file and flag differ:\nfile %v\nflag %v", file, flags)
+			}
+			if tc.value != p.BinaryDefault() && tc.value != p.Default && reflect.DeepEqual(file, start) {
+				t.Errorf("no effect on the settings")
 			}
 		})
 	}
 }
 
-func maxmemory(dir, v string) engine.Config {
-	return engine.Config{Dir: dir, Params: map[string]string{"maxmemory": v}}
+// TestDirectiveErrors: values the spec refuses, with Redis's words or
+// lockredis's reason; a config file's error names its line.
+func TestDirectiveErrors(t *testing.T) {
+	for _, tc := range []struct{ line, err string }{
+		{"tls-port six", "argument couldn't be parsed into an integer"},
+		{"tls-port 70000", "argument must be between 0 and 65535 inclusive"},
+		{"tls-auth-clients maybe", "argument(s) must be one of the following: no, yes, optional"},
+		{"tls-session-caching sometimes", "argument must be 'yes' or 'no'"},
+		{"tls-replication yes", "tls-replication is not supported: lockredis has no replication"},
+		{"tls-ciphersuites TLS_AES_128_GCM_SHA256", "tls-ciphersuites is not supported"},
+		{"tls-prefer-server-ciphers yes", "tls-prefer-server-ciphers is not supported"},
+		{"tls-session-cache-size 100", "tls-session-cache-size is not supported"},
+		{"tls-key-file-pass secret", "decrypt the key"},
+		{"tls-cert-file a b", `wrong number of arguments for "tls-cert-file"`},
+		{"tls-unknown x", "Bad directive or wrong number of arguments"},
+		{"replicaof 127.0.0.1 6380", "replicaof is not supported: lockredis has no replication"},
+		{"unixsocket /tmp/redis.sock", "unixsocket is not supported: lockredis listens on TCP only"},
+		{"databases 0", "argument must be between 1 and 256 inclusive"},
+		{"appendonly 1", "argument must be 'yes' or 'no'"},
+		{"max-lock-ttl 0", "argument must be a positive duration"},
+		{`port "7000`, "unbalanced quotes in configuration line"},
+	} {
+		_, err := fromFile(t, "# a comment", tc.line)
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "redis.conf:2: >>> '"+tc.line+"'") {
+			t.Errorf("%s: %v, want %q on line 2", tc.line, err, tc.err)
+		}
+	}
 }
 
-func notifyEvents(dir, v string) engine.Config {
-	return engine.Config{Dir: dir, Params: map[string]string{"notify-keyspace-events": v}}
-}
-
-func policy(dir, v string) engine.Config { return engine.Config{Dir: dir, MaxMemoryPolicy: v} }
-
-func fence(dir, v string) engine.Config { return engine.Config{Dir: dir, RestartFence: v} }
-
-func fsync(dir, v string) engine.Config {
-	return engine.Config{Dir: dir, AppendOnly: true, AppendFsync: v}
-}
-
-func filename(dir, v string) engine.Config {
-	return engine.Config{Dir: dir, AppendOnly: true, AppendFilename: v}
-}
-
-func databases(dir, v string) engine.Config {
-	n, _ := strconv.Atoi(v)
-	return engine.Config{Dir: dir, Databases: n}
+// TestCLIAgreesWithServer: the binary starts with exactly the values an
+// embedded server accepts, and refuses the others with the server's
+// error. (The parameters the server checks itself, such as the restart
+// fence or the output buffer limits, reach it unchecked.)
+func TestCLIAgreesWithServer(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"restart-fence", "auto"}, {"restart-fence", "AUTO"}, {"restart-fence", "off"}, {"restart-fence", "no"},
+		{"restart-fence", "0"}, {"restart-fence", "30s"}, {"restart-fence", "-1s"}, {"restart-fence", "yes"},
+		{"restart-fence", "soon"},
+		{"appendfsync", "always"}, {"appendfsync", "ALWAYS"}, {"appendfsync", "sometimes"},
+		{"appendfilename", "locks.aof"}, {"appendfilename", "sub/locks.aof"},
+		{"databases", "1"}, {"databases", "256"}, {"databases", "257"}, {"databases", "-1"},
+		{"maxmemory", "1gb"}, {"maxmemory", "100MB"}, {"maxmemory", "lots"}, {"maxmemory", "-1"},
+		{"maxmemory-policy", "NOEVICTION"}, {"maxmemory-policy", "allkeys-lru"}, {"maxmemory-policy", "evict"},
+		{"notify-keyspace-events", "KEA"}, {"notify-keyspace-events", ""}, {"notify-keyspace-events", "KEQ"},
+		{"client-output-buffer-limit", "normal 1mb 0 0"}, {"client-output-buffer-limit", "normal 1mb 0"},
+		{"client-output-buffer-limit", "friends 1mb 0 0"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			srv := lockredis.NewServer(lockredis.Options{Params: map[string]string{
+				tc.name: tc.value, "dir": t.TempDir(), "appendonly": "yes"}})
+			srvErr := srv.Start()
+			if srvErr == nil {
+				srv.Close()
+			}
+			code, out := runOnce(t, "--appendonly", "yes", "--"+tc.name, tc.value)
+			if srvErr == nil && code != 0 {
+				t.Fatalf("the server accepts %s %q, the CLI refuses it (exit %d):\n%s", tc.name, tc.value, code, out)
+			}
+			if srvErr != nil && (code == 0 || !strings.Contains(out, srvErr.Error())) {
+				t.Fatalf("the server refuses %s %q with %q; the CLI exited %d with:\n%s", tc.name, tc.value, srvErr, code, out)
+			}
+		})
+	}
 }
 
 // TestCLIYesNo: appendonly reads yes|no in any case, as redis-server does
@@ -116,10 +222,6 @@ func TestCLIYesNo(t *testing.T) {
 		{"yes", true}, {"YES", true}, {"no", true}, {"No", true},
 		{"1", false}, {"true", false}, {"", false},
 	} {
-		_, engErr := engine.ParseYesNo("appendonly", tc.value)
-		if (engErr == nil) != tc.ok {
-			t.Errorf("engine.ParseYesNo(%q): %v, want ok=%v", tc.value, engErr, tc.ok)
-		}
 		code, out := runOnce(t, "--appendonly", tc.value)
 		if (code == 0) != tc.ok {
 			t.Errorf("--appendonly %q: exit %d, want ok=%v:\n%s", tc.value, code, tc.ok, out)
@@ -130,18 +232,37 @@ func TestCLIYesNo(t *testing.T) {
 	}
 }
 
-// TestCLIDatabasesZero: the library reads Databases 0 as "the default
-// 16", so the CLI refuses 0 itself, as redis-server does.
+// TestCLIDatabasesZero: redis-server refuses databases 0, and so does the
+// binary.
 func TestCLIDatabasesZero(t *testing.T) {
 	if code, out := runOnce(t, "--databases", "0"); code == 0 {
 		t.Fatalf("--databases 0 accepted:\n%s", out)
 	}
 }
 
-// TestBinaryDoesNotLinkTesting: the server binary must not carry the
-// testing package (lockredis.RunT takes a small interface instead of
-// testing.TB), which would also register test flags in the binary.
-func TestBinaryDoesNotLinkTesting(t *testing.T) {
+// TestIgnoredDirectivesLogged: the parameters with no effect given in the
+// file and on the command line are listed once, in one log line.
+func TestIgnoredDirectivesLogged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redis.conf")
+	os.WriteFile(path, []byte("hz 20\ntcp-backlog 511\ndaemonize yes\n"), 0o644)
+	code, out := runOnce(t, path, "--io-threads", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if c := strings.Count(out, "Accepted and ignored: hz io-threads tcp-backlog "); c != 1 {
+		t.Errorf("%d ignored lines in:\n%s", c, out)
+	}
+	if c := strings.Count(out, "lockredis does not fork, it stays in the foreground"); c != 1 {
+		t.Errorf("%d daemonize lines in:\n%s", c, out)
+	}
+}
+
+// TestBinaryImports: the server binary carries neither the testing
+// package (lockredis.RunT takes a small interface instead of testing.TB),
+// which would also register test flags in the binary, nor reaches into
+// the engine: it configures the server through the public API and the
+// spec.
+func TestBinaryImports(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
@@ -149,6 +270,15 @@ func TestBinaryDoesNotLinkTesting(t *testing.T) {
 	for _, pkg := range strings.Fields(string(out)) {
 		if pkg == "testing" {
 			t.Fatal("cmd/lockredis depends on the testing package")
+		}
+	}
+	out, err = exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "github.com/lockredis/lockredis/engine" {
+			t.Fatal("cmd/lockredis imports the engine")
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis"
-	"github.com/lockredis/lockredis/engine"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -229,7 +228,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
 	gauge(descReady, b2f(len(notReady(st, ok)) == 0))
-	gauge(descInfo, 1, lockredis.Version, engine.Version)
+	gauge(descInfo, 1, lockredis.Version, lockredis.RedisVersion)
 	if !ok {
 		return
 	}

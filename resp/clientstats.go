@@ -1,0 +1,116 @@
+package resp
+
+import (
+	"net"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"github.com/lockredis/lockredis/engine"
+)
+
+// CLIENT LIST's buffer figures of a connection (engine.ConnStats). The
+// connection's goroutine publishes them in atomics as it reads and runs
+// commands, since another client's CLIENT LIST reads them at any time.
+//
+// qbuf is Redis's sdslen(querybuf) while a command runs: what was read
+// from the socket and is not yet consumed, the running command included.
+// The guard (guard.go) knows where each command ends in the stream; a
+// command is consumed when it finished running. Unlike Redis, which trims
+// its query buffer once per read, the commands of a pipeline that already
+// ran do not count.
+type inputStats struct {
+	read atomic.Int64 // stream bytes read from the socket
+	done atomic.Int64 // stream offset where the last finished command ended
+	free atomic.Int64 // room left in the guard's buffer (qbuf-free)
+	// ends are the stream offsets where the commands handed to redcon and
+	// not yet finished end, oldest first (connection goroutine only).
+	ends []int64
+}
+
+// commandParsed records the end of a command the guard hands on.
+func (in *inputStats) commandParsed(end int64) { in.ends = append(in.ends, end) }
+
+// commandFinished marks the oldest parsed command as run.
+func (in *inputStats) commandFinished() {
+	if len(in.ends) == 0 {
+		return
+	}
+	in.done.Store(in.ends[0])
+	in.ends = in.ends[1:]
+	if len(in.ends) == 0 {
+		in.ends = in.ends[:0:0] // let a long pipeline's slice go
+	}
+}
+
+// replyStats are the reply side: the encoder's buffer and its peak.
+type replyStats struct {
+	bufSize atomic.Int64 // rbs
+	peak    atomic.Int64 // rbp
+	// argvMem and argc: the running (or blocked) command's arguments.
+	argvMem atomic.Int64
+	argc    atomic.Int32
+}
+
+// connMem is what one connection's own structures take (tot-mem's part
+// that Redis counts as zmalloc_size(client)).
+const connMem = int64(unsafe.Sizeof(client{}) + unsafe.Sizeof(guardConn{}) + unsafe.Sizeof(engine.Session{}))
+
+// connFD is the socket's descriptor, -1 when it has none.
+func connFD(c net.Conn) int {
+	if tc, ok := c.(*tlsConn); ok {
+		c = tc.Conn.NetConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if rc.Control(func(f uintptr) { fd = int(f) }) != nil {
+		return -1
+	}
+	return fd
+}
+
+// connStats is the engine.ConnStats of c, for any goroutine.
+func (c *client) connStats(fd int) engine.ConnStats {
+	g := c.gc
+	pending := g.obuf.pending.Load()
+	return engine.ConnStats{
+		FD:           fd,
+		QueryBuf:     max(g.in.read.Load()-g.in.done.Load(), 0),
+		QueryBufFree: g.in.free.Load(),
+		ArgvMem:      c.out.argvMem.Load(),
+		ArgvLen:      int(c.out.argc.Load()),
+		ReplyBufSize: c.out.bufSize.Load(),
+		ReplyBufPeak: c.out.peak.Load(),
+		ReplyPending: pending,
+		Writing:      pending > 0,
+		ConnMem:      connMem,
+	}
+}
+
+// commandStarts records the arguments of the command about to run.
+func (c *client) commandStarts(args [][]byte) {
+	n := int64(0)
+	for _, a := range args {
+		n += int64(len(a))
+	}
+	c.out.argvMem.Store(n)
+	c.out.argc.Store(int32(len(args)))
+}
+
+// commandEnds records that the command ran and its reply was queued.
+func (c *client) commandEnds(replyLen int) {
+	c.out.argvMem.Store(0)
+	c.out.argc.Store(0)
+	c.out.bufSize.Store(int64(max(cap(c.enc.Buf), replyLen)))
+	if int64(replyLen) > c.out.peak.Load() {
+		c.out.peak.Store(int64(replyLen))
+	}
+	c.gc.in.commandFinished()
+}
