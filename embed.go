@@ -148,6 +148,36 @@ type Options struct {
 	// OnConfigSet, when set, is told of every parameter CONFIG SET
 	// changed, with its normalized value (the CLI changes its log level).
 	OnConfigSet func(name, value string)
+
+	// Raft settings make the server one node of a replicated group
+	// (docs/replication.md); they need Replication, which package
+	// raftgroup provides (raftgroup.NewServer), so that a server without
+	// them compiles none of the replication. RaftID names this node in
+	// RaftPeers ("1=127.0.0.1:7001,2=...,3=...", the same list on every
+	// node; a node with empty Raft state starts the group with exactly
+	// these members, one with state ignores it); RaftBind is the address
+	// its Raft traffic uses; RaftDir holds the Raft log and snapshots
+	// (default Dir/raft); RaftGroupName is the master's name for Sentinel
+	// clients (default mymaster).
+	RaftID, RaftBind, RaftPeers, RaftDir, RaftGroupName string
+	// RaftSeedAOF is a standalone node's append-only file the group
+	// starts with: its first leader loads it when the group has no data
+	// yet (docs/replication.md).
+	RaftSeedAOF string
+	// Replication is the replicated group's machinery this server joins.
+	Replication Replication
+}
+
+// Replication joins a Server to a replicated group. Package raftgroup
+// provides one; this package only calls it.
+type Replication interface {
+	// Attach is called once the engine exists, before any client is
+	// served: it returns the router every client's commands go through.
+	// addr is this node's client address.
+	Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Router, error)
+	// Close leaves the group (handing leadership over first); the engine
+	// is closed after it.
+	Close() error
 }
 
 // Server is one lockredis instance. Many can run in one process.
@@ -303,6 +333,10 @@ func (s *Server) start() error {
 	if s.opts.TLSConfig != nil && !given.Given("tls-auth-clients") {
 		params["tls-auth-clients"] = tlsAuthClientsWord(s.opts.TLSConfig.ClientAuth)
 	}
+	if err := s.checkReplication(); err != nil {
+		closeAll()
+		return err
+	}
 	// Open, then Load once the ports serve: while a large file loads,
 	// clients get LOADING as from redis-server, INFO shows the progress,
 	// and Stats reads the engine.
@@ -346,8 +380,29 @@ func (s *Server) start() error {
 		closeAll()
 		return err
 	}
+	var router resp.Router
+	if s.opts.Replication != nil {
+		// A node's keyspace lives in memory and comes from the Raft
+		// snapshot and log, which Attach replays into it: the (empty)
+		// keyspace is loaded first, before clients, as nothing is read.
+		if err := eng.Load(); err != nil {
+			eng.Close()
+			closeAll()
+			return err
+		}
+		if len(lns) == 0 {
+			eng.Close()
+			closeAll()
+			return errors.New("lockredis: a replicated node needs a client address without TLS (its peers forward to it)")
+		}
+		if router, err = s.opts.Replication.Attach(eng, hub, lns[0].Addr().String()); err != nil {
+			eng.Close()
+			closeAll()
+			return err
+		}
+	}
 	maxClients := int(given.Int("maxclients"))
-	s.srv = resp.New(eng, resp.Options{MaxClients: maxClients, Logf: s.opts.Logf, Hub: hub})
+	s.srv = resp.New(eng, resp.Options{MaxClients: maxClients, Logf: s.opts.Logf, Hub: hub, Router: router})
 	s.doSess = engine.NewSession(engine.KindEmbed)
 	s.doStop = make(chan struct{})
 	s.helperSess = engine.NewSession(engine.KindEmbed)
@@ -367,7 +422,9 @@ func (s *Server) start() error {
 	}
 	s.lnMu.Unlock()
 	s.live.Store(eng)
-	if err := eng.Load(); err != nil {
+	if s.opts.Replication != nil {
+		// Loaded above.
+	} else if err := eng.Load(); err != nil {
 		s.live.Store(nil)
 		s.srv.Close()
 		s.serving.Wait()
@@ -406,7 +463,12 @@ func (s *Server) close() error {
 	// connection's are.
 	s.eng.RemoveSession(s.doSess)
 	s.eng.RemoveSession(s.helperSess)
-	if !s.eng.Persistence().Enabled {
+	if s.opts.Replication != nil {
+		if rerr := s.opts.Replication.Close(); err == nil {
+			err = rerr
+		}
+	}
+	if !s.eng.Persistence().Enabled && s.opts.Replication == nil {
 		// No client is left; the copy is what a clean stop would save.
 		snap, serr := s.eng.Snapshot()
 		if err == nil {
@@ -418,6 +480,17 @@ func (s *Server) close() error {
 		err = eerr
 	}
 	return err
+}
+
+// checkReplication refuses Raft settings without the machinery that
+// applies them, and settings a replicated node cannot honour.
+func (s *Server) checkReplication() error {
+	o := &s.opts
+	raft := o.RaftID != "" || o.RaftBind != "" || o.RaftPeers != "" || o.RaftDir != "" || o.RaftSeedAOF != ""
+	if raft && o.Replication == nil {
+		return errors.New("lockredis: the Raft settings need package raftgroup (raftgroup.NewServer), which joins the server to its group")
+	}
+	return nil
 }
 
 // shutdown closes the server for SHUTDOWN and tells OnShutdown.

@@ -236,6 +236,23 @@ var Params = []Param{
 	{Name: "lock-delay", Kind: Int, Default: "0", Max: maxInt64, Unit: time.Millisecond, Mode: Live, Own: true,
 		Usage: "milliseconds a SESSION lock stays with its dead owner before it passes on (LOCK.ACQUIRE LOCKDELAY)"},
 
+	// A node of a replicated group (docs/replication.md): the binary makes
+	// it one through package raftgroup; lockredis's own, so CONFIG GET
+	// answers them by their exact names only (a pattern answers as
+	// redis-server does).
+	{Name: "raft-id", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "this node's id in a replicated group (docs/replication.md); needs raft-bind"},
+	{Name: "raft-bind", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "HOST:PORT of this node's Raft traffic"},
+	{Name: "raft-peers", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "the group's first members, the same on every node: 1=HOST:PORT,2=HOST:PORT,3=HOST:PORT (ignored once the node has Raft state)"},
+	{Name: "raft-dir", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "directory of the Raft log and snapshots (default <dir>/raft)"},
+	{Name: "raft-group-name", Kind: String, Hidden: true, Default: "mymaster", Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "the master's name Sentinel clients ask for (SENTINEL GET-MASTER-ADDR-BY-NAME)"},
+	{Name: "raft-seed-aof", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "a standalone node's append-only file the new group starts with: its first leader loads it when the group has no data yet"},
+
 	// Cluster (cmd_cluster.go): one node that owns every slot, with no
 	// bus, file, peers or failures; its tuning is kept.
 	{Name: "cluster-enabled", Kind: Bool, Default: "no", Mode: Start, Immutable: true,

@@ -183,7 +183,12 @@ func newUserRules() *userRules {
 	return &userRules{flags: userOff, selectors: []*aclSelector{{root: true}}}
 }
 
-// aclState is the engine's users and ACL log.
+// aclState is the server's users, their rules and the ACL log: state of
+// its own, which the dispatcher consults (acl_check.go) and ACL's
+// commands change (cmd_acl.go). It knows the command table (rules name
+// commands and categories) and, to disconnect a deleted user's clients,
+// how to list the sessions and their subscriptions; nothing else of the
+// engine.
 type aclState struct {
 	mu    sync.RWMutex // users; writers also serialize SETUSER/DELUSER/LOAD
 	users map[string]*User
@@ -192,19 +197,31 @@ type aclState struct {
 	logMu  sync.Mutex
 	log    []*aclLogEntry // newest first
 	logMax int
+
+	table     func() *Table // the engine's: registerBuiltins replaces it
+	sessions  func() []*Session
+	publisher func() Publisher
+	logf      func(level, format string, args ...any)
 }
 
-// initACL creates the default user (+@all ~* &* on nopass, or with
-// requirepass's password).
+// initACL sets up the engine's ACL (aclState.init).
 func (e *Engine) initACL() {
-	e.acl.users = map[string]*User{}
-	e.acl.def = e.newDefaultUser()
-	e.acl.users["default"] = e.acl.def
-	if e.cfg.RequirePass != "" {
-		r := e.acl.def.load().clone()
+	e.acl.init(func() *Table { return e.Table }, e.cfg.RequirePass, e.Sessions, func() Publisher { return e.publisher }, e.cfg.Logf)
+}
+
+// init creates the default user (+@all ~* &* on nopass, or with
+// requirepass's password).
+func (a *aclState) init(table func() *Table, requirePass string, sessions func() []*Session, publisher func() Publisher,
+	logf func(level, format string, args ...any)) {
+	a.table, a.sessions, a.publisher, a.logf = table, sessions, publisher, logf
+	a.users = map[string]*User{}
+	a.def = a.newDefaultUser()
+	a.users["default"] = a.def
+	if requirePass != "" {
+		r := a.def.load().clone()
 		r.flags &^= userNopass
-		r.passwords = []string{hashPassword(e.cfg.RequirePass)}
-		e.acl.def.rules.Store(r.seal())
+		r.passwords = []string{hashPassword(requirePass)}
+		a.def.rules.Store(r.seal())
 	}
 }
 
@@ -230,11 +247,11 @@ func (e *Engine) bindACLParams() {
 	})
 }
 
-func (e *Engine) newDefaultUser() *User {
+func (a *aclState) newDefaultUser() *User {
 	u := &User{name: "default"}
 	r := newUserRules()
 	for _, op := range []string{"+@all", "~*", "&*", "on", "nopass"} {
-		if err := e.aclSetUser(r, op); err != nil {
+		if err := a.setUser(r, op); err != nil {
 			panic(err)
 		}
 	}
@@ -246,20 +263,23 @@ func (e *Engine) newDefaultUser() *User {
 func (e *Engine) DefaultUser() *User { return e.acl.def }
 
 // LookupUser returns a user by name, or nil.
-func (e *Engine) LookupUser(name string) *User {
-	e.acl.mu.RLock()
-	defer e.acl.mu.RUnlock()
-	return e.acl.users[name]
+func (e *Engine) LookupUser(name string) *User { return e.acl.lookupUser(name) }
+
+// lookupUser returns a user by name, or nil.
+func (a *aclState) lookupUser(name string) *User {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.users[name]
 }
 
 // sortedUsers lists the users by name, as Redis's radix tree orders them.
-func (e *Engine) sortedUsers() []*User {
-	e.acl.mu.RLock()
-	out := make([]*User, 0, len(e.acl.users))
-	for _, u := range e.acl.users {
+func (a *aclState) sortedUsers() []*User {
+	a.mu.RLock()
+	out := make([]*User, 0, len(a.users))
+	for _, u := range a.users {
 		out = append(out, u)
 	}
-	e.acl.mu.RUnlock()
+	a.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
@@ -272,8 +292,8 @@ func hashPassword(p string) string {
 // checkUserCredentials is Redis's ACLCheckUserCredentials: the user, or
 // nil when it does not exist, is disabled or no password matches. The
 // comparison of hashes takes the same time whatever they hold.
-func (e *Engine) checkUserCredentials(name, pass []byte) *User {
-	u := e.LookupUser(string(name))
+func (a *aclState) checkUserCredentials(name, pass []byte) *User {
+	u := a.lookupUser(string(name))
 	if u == nil {
 		return nil
 	}
@@ -358,7 +378,7 @@ func hasSpaces(s string) bool {
 }
 
 // aclSetUser applies one rule to r, as Redis's ACLSetUser.
-func (e *Engine) aclSetUser(r *userRules, op string) error {
+func (a *aclState) setUser(r *userRules, op string) error {
 	if op == "" {
 		return nil
 	}
@@ -413,7 +433,7 @@ func (e *Engine) aclSetUser(r *userRules, op string) error {
 			words = nil // sdssplitargs failing yields no argument
 		}
 		for _, w := range words {
-			if err := e.aclSetSelector(s, w); err != nil {
+			if err := a.setSelector(s, w); err != nil {
 				return err
 			}
 		}
@@ -422,12 +442,12 @@ func (e *Engine) aclSetUser(r *userRules, op string) error {
 		r.selectors = r.selectors[:1]
 	case strings.EqualFold(op, "reset"):
 		for _, o := range []string{"resetpass", "resetkeys", "resetchannels", "off", "sanitize-payload", "clearselectors", "-@all"} {
-			if err := e.aclSetUser(r, o); err != nil {
+			if err := a.setUser(r, o); err != nil {
 				return err
 			}
 		}
 	default:
-		return e.aclSetSelector(r.root(), op)
+		return a.setSelector(r.root(), op)
 	}
 	return nil
 }
@@ -444,7 +464,7 @@ func indexString(list []string, s string) int {
 }
 
 // aclSetSelector applies a selector rule, as Redis's ACLSetSelector.
-func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
+func (a *aclState) setSelector(s *aclSelector, op string) error {
 	at := func(i int) byte { // C's op[i] on a NUL-terminated string
 		if i < len(op) {
 			return op[i]
@@ -524,7 +544,7 @@ func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
 		name := op[1:]
 		i := strings.LastIndexByte(name, '|')
 		if i < 0 {
-			cmd := e.Table.aclLookup(name)
+			cmd := a.table().aclLookup(name)
 			if cmd == nil {
 				return aclErrUnknown
 			}
@@ -532,7 +552,7 @@ func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
 			return nil
 		}
 		base, sub := name[:i], name[i+1:]
-		cmd := e.Table.aclLookup(base)
+		cmd := a.table().aclLookup(base)
 		if cmd == nil {
 			return aclErrUnknown
 		}
@@ -543,14 +563,14 @@ func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
 			return aclErrSyntax
 		}
 		if cmd.subs != nil {
-			sc := e.Table.aclLookup(name)
+			sc := a.table().aclLookup(name)
 			if sc == nil {
 				return aclErrUnknown
 			}
 			s.changePerm(sc, true)
 			return nil
 		}
-		e.cfg.Logf("warning", "Deprecation warning: Allowing a first arg of an otherwise blocked command is a misuse of ACL and may get disabled in the future (offender: +%s)", name)
+		a.logf("warning", "Deprecation warning: Allowing a first arg of an otherwise blocked command is a misuse of ACL and may get disabled in the future (offender: +%s)", name)
 		if s.firstArgs == nil {
 			s.firstArgs = map[int][]string{}
 		}
@@ -561,7 +581,7 @@ func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
 		}
 		s.firstArgs[cmd.aclID] = append(s.firstArgs[cmd.aclID], sub)
 	case op[0] == '-' && at(1) != '@':
-		cmd := e.Table.aclLookup(op[1:])
+		cmd := a.table().aclLookup(op[1:])
 		if cmd == nil {
 			return aclErrUnknown
 		}
@@ -571,7 +591,7 @@ func (e *Engine) aclSetSelector(s *aclSelector, op string) error {
 		if bit == 0 {
 			return aclErrUnknown
 		}
-		s.setCategory(e.Table, bit, op[0] == '+')
+		s.setCategory(a.table(), bit, op[0] == '+')
 	default:
 		return aclErrSyntax
 	}
@@ -623,17 +643,17 @@ func (s *aclSelector) countCategory(t *Table, bit uint32) (on, off int) {
 // describeCommands is ACLDescribeSelectorCommandRules: +@all or -@all,
 // then the categories that fit best, then single commands, so that
 // applying the rules rebuilds the bitmap.
-func (e *Engine) describeCommands(s *aclSelector) string {
-	t := e.Table
+func (a *aclState) describeCommands(s *aclSelector) string {
+	t := a.table()
 	var rules []string
 	fake := &aclSelector{}
 	additive := !s.allowed.get(aclFutureBit)
 	if additive {
 		rules = append(rules, "-@all")
-		_ = e.aclSetSelector(fake, "-@all")
+		_ = a.setSelector(fake, "-@all")
 	} else {
 		rules = append(rules, "+@all")
-		_ = e.aclSetSelector(fake, "+@all")
+		_ = a.setSelector(fake, "+@all")
 	}
 	temp := &aclSelector{allowed: s.allowed}
 	applied := make([]bool, len(aclCategories))
@@ -659,8 +679,8 @@ func (e *Engine) describeCommands(s *aclSelector) string {
 		if additive {
 			sign, inv = "+@", "-@"
 		}
-		_ = e.aclSetSelector(fake, sign+aclCategories[best])
-		_ = e.aclSetSelector(temp, inv+aclCategories[best])
+		_ = a.setSelector(fake, sign+aclCategories[best])
+		_ = a.setSelector(temp, inv+aclCategories[best])
 		rules = append(rules, sign+aclCategories[best])
 		applied[best] = true
 	}
@@ -684,7 +704,7 @@ func (e *Engine) describeCommands(s *aclSelector) string {
 }
 
 // describeSelector is ACLDescribeSelector: keys, channels, commands.
-func (e *Engine) describeSelector(s *aclSelector) string {
+func (a *aclState) describeSelector(s *aclSelector) string {
 	var b strings.Builder
 	if s.allKeys {
 		b.WriteString("~* ")
@@ -702,12 +722,12 @@ func (e *Engine) describeSelector(s *aclSelector) string {
 			b.WriteString("&" + c + " ")
 		}
 	}
-	b.WriteString(e.describeCommands(s))
+	b.WriteString(a.describeCommands(s))
 	return b.String()
 }
 
 // describeUser is ACLDescribeUser: flags, password hashes, selectors.
-func (e *Engine) describeUser(r *userRules) string {
+func (a *aclState) describeUser(r *userRules) string {
 	var b strings.Builder
 	for _, f := range userFlagNames {
 		if r.flags&f.f != 0 {
@@ -719,9 +739,9 @@ func (e *Engine) describeUser(r *userRules) string {
 	}
 	for _, s := range r.selectors {
 		if s.root {
-			b.WriteString(e.describeSelector(s))
+			b.WriteString(a.describeSelector(s))
 		} else {
-			b.WriteString(" (" + e.describeSelector(s) + ")")
+			b.WriteString(" (" + a.describeSelector(s) + ")")
 		}
 	}
 	return b.String()
@@ -757,14 +777,14 @@ func mergeSelectorArgs(args []string) (out []string, bad int) {
 // aclStringSetUser is ACLStringSetUser: every rule is applied to a copy,
 // which replaces the user's rules (or makes a new user) only when all of
 // them were valid. It returns the error text, without "ERR ".
-func (e *Engine) aclStringSetUser(name string, args []string) string {
+func (a *aclState) stringSetUser(name string, args []string) string {
 	merged, bad := mergeSelectorArgs(args)
 	if bad >= 0 {
 		return "Unmatched parenthesis in acl selector starting at '" + args[bad] + "'."
 	}
-	e.acl.mu.Lock()
-	defer e.acl.mu.Unlock()
-	u := e.acl.users[name]
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	u := a.users[name]
 	var r *userRules
 	if u != nil {
 		r = u.load().clone()
@@ -772,15 +792,15 @@ func (e *Engine) aclStringSetUser(name string, args []string) string {
 		r = newUserRules()
 	}
 	for _, op := range merged {
-		if err := e.aclSetUser(r, op); err != nil {
+		if err := a.setUser(r, op); err != nil {
 			return "Error in ACL SETUSER modifier '" + op + "': " + err.Error()
 		}
 	}
 	if u == nil {
 		u = &User{name: name}
-		e.acl.users[name] = u
+		a.users[name] = u
 	} else {
-		e.killPubsubClientsIfNeeded(u, r)
+		a.killPubsubClientsIfNeeded(u, r)
 	}
 	u.rules.Store(r.seal())
 	return ""
@@ -789,7 +809,7 @@ func (e *Engine) aclStringSetUser(name string, args []string) string {
 // killPubsubClientsIfNeeded is ACLKillPubsubClientsIfNeeded: the clients
 // of u subscribed to a channel or pattern the new rules no longer allow
 // are disconnected.
-func (e *Engine) killPubsubClientsIfNeeded(u *User, next *userRules) {
+func (a *aclState) killPubsubClientsIfNeeded(u *User, next *userRules) {
 	var upcoming []string
 	for _, s := range next.selectors {
 		if s.allChannels {
@@ -812,11 +832,11 @@ func (e *Engine) killPubsubClientsIfNeeded(u *User, next *userRules) {
 	if match {
 		return
 	}
-	lister, ok := e.publisher.(subscriptionLister)
+	lister, ok := a.publisher().(subscriptionLister)
 	if !ok {
 		return
 	}
-	for _, sess := range e.Sessions() {
+	for _, sess := range a.sessions() {
 		if sess.user.Load() != u || sess.Subscriptions() == 0 {
 			continue
 		}
@@ -856,25 +876,25 @@ func channelAllowed(list []string, ch []byte, isPattern bool) bool {
 
 // aclDelUsers is ACL DELUSER: the users are removed and their clients
 // disconnected (the calling one after its reply).
-func (e *Engine) aclDelUsers(self *Session, names []string) int {
-	e.acl.mu.Lock()
+func (a *aclState) delUsers(self *Session, names []string) int {
+	a.mu.Lock()
 	var gone []*User
 	for _, n := range names {
-		if u := e.acl.users[n]; u != nil {
-			delete(e.acl.users, n)
+		if u := a.users[n]; u != nil {
+			delete(a.users, n)
 			u.deleted.Store(true)
 			gone = append(gone, u)
 		}
 	}
-	e.acl.mu.Unlock()
+	a.mu.Unlock()
 	if len(gone) > 0 {
-		e.killUserClients(self, gone)
+		a.killUserClients(self, gone)
 	}
 	return len(gone)
 }
 
-func (e *Engine) killUserClients(self *Session, gone []*User) {
-	for _, s := range e.Sessions() {
+func (a *aclState) killUserClients(self *Session, gone []*User) {
+	for _, s := range a.sessions() {
 		u := s.user.Load()
 		for _, g := range gone {
 			if u != g {
@@ -892,16 +912,16 @@ func (e *Engine) killUserClients(self *Session, gone []*User) {
 // setDefaultAuth is Redis's clientSetDefaultAuth: a new (or RESET)
 // connection runs as the default user, logged in when that user needs no
 // password and is on.
-func (e *Engine) setDefaultAuth(s *Session) {
-	s.user.Store(e.acl.def)
-	r := e.acl.def.load()
+func (a *aclState) setDefaultAuth(s *Session) {
+	s.user.Store(a.def)
+	r := a.def.load()
 	s.Authenticated = r.flags&userNopass != 0 && r.flags&userOff == 0
 }
 
 // addSessionAuth is setDefaultAuth for a session being registered: one
 // its owner already logged in stays so.
-func (e *Engine) addSessionAuth(s *Session) {
+func (a *aclState) addSessionAuth(s *Session) {
 	was := s.Authenticated
-	e.setDefaultAuth(s)
+	a.setDefaultAuth(s)
 	s.Authenticated = s.Authenticated || was
 }

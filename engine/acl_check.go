@@ -178,7 +178,7 @@ func (e *Engine) aclRefuses(s *Session, cmd *Command, args [][]byte, w Writer) b
 	case s.InMulti():
 		ctx = aclCtxMulti
 	}
-	e.aclLogDenial(s, u, res, ctx, cmd, args, idx)
+	e.acl.logDenial(s, u, res, ctx, cmd, args, idx)
 	var err error
 	switch {
 	case s.Kind == KindScript:
@@ -231,7 +231,7 @@ func (e *Engine) aclExecRefuses(s *Session, cmd *Command, args [][]byte, w Write
 	default:
 		reason = "no permission to access one of the channels used as arguments"
 	}
-	e.aclLogDenial(s, u, res, aclCtxMulti, cmd, args, idx)
+	e.acl.logDenial(s, u, res, aclCtxMulti, cmd, args, idx)
 	w.Error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason)
 	return true
 }
@@ -264,26 +264,26 @@ type aclLogEntry struct {
 }
 
 // aclLogDenial records a refused command (addACLLogEntry).
-func (e *Engine) aclLogDenial(s *Session, u *User, res aclResult, ctx string, cmd *Command, args [][]byte, idx int) {
+func (a *aclState) logDenial(s *Session, u *User, res aclResult, ctx string, cmd *Command, args [][]byte, idx int) {
 	obj := cmd.FullName
 	if res == aclDeniedKey || res == aclDeniedChannel {
 		obj = string(args[idx])
 	}
-	e.aclLog(s, res, ctx, obj, u.name)
+	a.logEntry(s, res, ctx, obj, u.name)
 }
 
 // aclLog adds an entry, or counts it in a similar one of the last ten
 // within a minute.
-func (e *Engine) aclLog(s *Session, res aclResult, ctx, object, username string) {
+func (a *aclState) logEntry(s *Session, res aclResult, ctx, object, username string) {
 	real := s
 	if s.Kind == KindScript && s.ScriptCaller != nil {
 		real = s.ScriptCaller.S
 	}
 	now := time.Now()
 	cinfo := string(appendClientInfo(nil, real.Info(now)))
-	e.acl.logMu.Lock()
-	defer e.acl.logMu.Unlock()
-	for i, le := range e.acl.log {
+	a.logMu.Lock()
+	defer a.logMu.Unlock()
+	for i, le := range a.log {
 		if i == 10 {
 			break
 		}
@@ -294,14 +294,14 @@ func (e *Engine) aclLog(s *Session, res aclResult, ctx, object, username string)
 		if le.reason == res && le.context == ctx && d <= time.Minute && le.object == object && le.username == username {
 			le.count++
 			le.ctime, le.cinfo = now, cinfo
-			copy(e.acl.log[1:i+1], e.acl.log[:i])
-			e.acl.log[0] = le
+			copy(a.log[1:i+1], a.log[:i])
+			a.log[0] = le
 			return
 		}
 	}
 	le := &aclLogEntry{count: 1, reason: res, context: ctx, object: object, username: username, ctime: now, cinfo: cinfo}
-	e.acl.log = append([]*aclLogEntry{le}, e.acl.log...)
-	if len(e.acl.log) > e.acl.logMax {
-		e.acl.log = e.acl.log[:e.acl.logMax]
+	a.log = append([]*aclLogEntry{le}, a.log...)
+	if len(a.log) > a.logMax {
+		a.log = a.log[:a.logMax]
 	}
 }

@@ -23,7 +23,7 @@ func (e *Engine) LoadACLFile() error {
 	if e.cfg.ACLFile == "" {
 		return nil
 	}
-	if msg := e.aclLoadFromFile(nil, e.cfg.ACLFile); msg != "" {
+	if msg := e.acl.loadFromFile(nil, e.cfg.ACLFile); msg != "" {
 		return errors.New("Aborting Redis startup because of ACL errors: " + msg)
 	}
 	return nil
@@ -32,7 +32,7 @@ func (e *Engine) LoadACLFile() error {
 // aclLoadFromFile is Redis's ACLLoadFromFile: every line is checked, and
 // only a file without errors replaces the users. It returns the errors,
 // "" on success.
-func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
+func (a *aclState) loadFromFile(self *Session, filename string) string {
 	data, err := os.ReadFile(filename)
 	if err != nil {
 		return fmt.Sprintf("Error loading ACLs, opening file '%s': %s", filename, keyspace.Strerror(err))
@@ -68,7 +68,7 @@ func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
 		syntaxErr := false
 		for _, op := range merged {
 			op = strings.Trim(op, "\t\r\n")
-			err := e.aclSetUser(r, op)
+			err := a.setUser(r, op)
 			if err == nil {
 				continue
 			}
@@ -84,19 +84,19 @@ func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
 	if errs.Len() > 0 {
 		return errs.String() + "WARNING: ACL errors detected, no change to the previously active ACL rules was performed"
 	}
-	e.acl.mu.Lock()
-	old := e.acl.users
+	a.mu.Lock()
+	old := a.users
 	// The default user stays the same object (sessions point at it); it
 	// takes the file's rules, or a new default user's.
-	def := e.acl.def
+	def := a.def
 	if nd := users["default"]; nd != nil {
 		def.rules.Store(nd.load())
 	} else {
-		def.rules.Store(e.newDefaultUser().load())
+		def.rules.Store(a.newDefaultUser().load())
 	}
 	users["default"] = def
-	e.acl.users = users
-	e.acl.mu.Unlock()
+	a.users = users
+	a.mu.Unlock()
 	var gone []*User
 	for _, u := range old {
 		if u != def {
@@ -105,28 +105,28 @@ func (e *Engine) aclLoadFromFile(self *Session, filename string) string {
 		}
 	}
 	if len(gone) > 0 {
-		e.killUserClients(self, gone)
+		a.killUserClients(self, gone)
 	}
 	return ""
 }
 
 // aclSaveToFile is Redis's ACLSaveToFile: every user as ACL LIST shows
 // it, written to a temporary file renamed over the old one.
-func (e *Engine) aclSaveToFile(filename string) error {
+func (a *aclState) saveToFile(filename string) error {
 	var b strings.Builder
-	for _, u := range e.sortedUsers() {
-		b.WriteString("user " + u.name + " " + e.describeUser(u.load()) + "\n")
+	for _, u := range a.sortedUsers() {
+		b.WriteString("user " + u.name + " " + a.describeUser(u.load()) + "\n")
 	}
 	tmp := filename + ".tmp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		e.cfg.Logf("warning", "Opening temp ACL file for ACL SAVE: %v", err)
+		a.logf("warning", "Opening temp ACL file for ACL SAVE: %v", err)
 		return err
 	}
 	if _, err := f.WriteString(b.String()); err != nil {
 		f.Close()
 		os.Remove(tmp)
-		e.cfg.Logf("warning", "Writing ACL file for ACL SAVE: %v", err)
+		a.logf("warning", "Writing ACL file for ACL SAVE: %v", err)
 		return err
 	}
 	if err := f.Close(); err != nil {
@@ -135,7 +135,7 @@ func (e *Engine) aclSaveToFile(filename string) error {
 	}
 	if err := os.Rename(tmp, filename); err != nil {
 		os.Remove(tmp)
-		e.cfg.Logf("warning", "Renaming ACL file for ACL SAVE: %v", err)
+		a.logf("warning", "Renaming ACL file for ACL SAVE: %v", err)
 		return err
 	}
 	return nil

@@ -28,14 +28,14 @@ func TestACLDescribeRoundTrip(t *testing.T) {
 	} {
 		r := newUserRules()
 		for _, op := range strings.Fields(rules) {
-			if err := te.aclSetUser(r, op); err != nil {
+			if err := te.acl.setUser(r, op); err != nil {
 				t.Fatalf("%q: %s: %v", rules, op, err)
 			}
 		}
-		descr := te.describeUser(r)
+		descr := te.acl.describeUser(r)
 		back := newUserRules()
 		for _, op := range strings.Fields(descr) {
-			if err := te.aclSetUser(back, op); err != nil {
+			if err := te.acl.setUser(back, op); err != nil {
 				t.Fatalf("%q described as %q: %s: %v", rules, descr, op, err)
 			}
 		}
@@ -45,7 +45,7 @@ func TestACLDescribeRoundTrip(t *testing.T) {
 			len(got.keys) != len(want.keys) || len(got.firstArgs) != len(want.firstArgs) {
 			t.Errorf("%q described as %q does not rebuild the same selector", rules, descr)
 		}
-		if again := te.describeUser(back); again != descr {
+		if again := te.acl.describeUser(back); again != descr {
 			t.Errorf("%q: described %q, then %q", rules, descr, again)
 		}
 	}
@@ -59,7 +59,7 @@ func TestACLCheck(t *testing.T) {
 	nop := func(*Call) {}
 	te.Table.RegisterWith(otherSpecs(t), &Command{Name: "publish", Handler: nop}, &Command{Name: "subscribe", Handler: nop},
 		&Command{Name: "psubscribe", Handler: nop})
-	if msg := te.aclStringSetUser("u", strings.Fields(
+	if msg := te.acl.stringSetUser("u", strings.Fields(
 		"on nopass ~a:* %R~r:* %W~w:* &ch:* -@all +get +set +copy +publish +subscribe +psubscribe +client|id +select|0 (~s:* +del)")); msg != "" {
 		t.Fatal(msg)
 	}
@@ -128,11 +128,11 @@ func TestACLSetUserAtomic(t *testing.T) {
 		{"(~x +get", "Unmatched parenthesis in acl selector starting at '(~x'."},
 		{"#zz", "Error in ACL SETUSER modifier '#zz': The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters"},
 	} {
-		if msg := te.aclStringSetUser("t", strings.Fields(tc.rules)); msg != tc.err {
+		if msg := te.acl.stringSetUser("t", strings.Fields(tc.rules)); msg != tc.err {
 			t.Errorf("%q: %q, want %q", tc.rules, msg, tc.err)
 		}
 	}
-	if got, want := te.describeUser(te.LookupUser("t").load()),
+	if got, want := te.acl.describeUser(te.LookupUser("t").load()),
 		"on #ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb ~k resetchannels -@all +get"; got != want {
 		t.Errorf("after failed changes: %q, want %q", got, want)
 	}

@@ -71,7 +71,7 @@ func BenchmarkGetLive(b *testing.B) {
 // pattern) on every command.
 func BenchmarkSetNXPXTeamUser(b *testing.B) {
 	e, s := benchEngine(b)
-	if msg := e.aclStringSetUser("team-a", []string{"on", "nopass", "~lock:team-a:*", "+@all", "-@dangerous"}); msg != "" {
+	if msg := e.acl.stringSetUser("team-a", []string{"on", "nopass", "~lock:team-a:*", "+@all", "-@dangerous"}); msg != "" {
 		b.Fatal(msg)
 	}
 	s.user.Store(e.LookupUser("team-a"))

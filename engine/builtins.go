@@ -5,7 +5,7 @@ import "sync"
 // registerBuiltins gives the engine its command table: a copy of the
 // table of this package's commands, which is built once per process and
 // whose Commands every engine shares (they hold no state of an engine:
-// its counters are in Engine.counters). Other packages then register
+// its counters are in Engine.tally). Other packages then register
 // theirs into the copy.
 func (e *Engine) registerBuiltins() { e.Table = builtinTable().clone() }
 

@@ -81,7 +81,7 @@ func cmdACLSetUser(c *Call) {
 	for _, a := range c.Args[3:] {
 		ops = append(ops, string(a))
 	}
-	if msg := c.E.aclStringSetUser(name, ops); msg != "" {
+	if msg := c.E.acl.stringSetUser(name, ops); msg != "" {
 		c.W.Error(sanitizeLine("ERR " + msg))
 		return
 	}
@@ -97,7 +97,7 @@ func cmdACLDelUser(c *Call) {
 		}
 		names = append(names, string(a))
 	}
-	c.W.Int(int64(c.E.aclDelUsers(c.S, names)))
+	c.W.Int(int64(c.E.acl.delUsers(c.S, names)))
 }
 
 func cmdACLGetUser(c *Call) {
@@ -124,20 +124,20 @@ func cmdACLGetUser(c *Call) {
 	for _, p := range r.passwords {
 		c.W.BulkString(p)
 	}
-	c.E.writeSelector(c.W, r.root())
+	c.E.acl.writeSelector(c.W, r.root())
 	c.W.BulkString("selectors")
 	c.W.Array(len(r.selectors) - 1)
 	for _, s := range r.selectors[1:] {
 		c.W.Map(3)
-		c.E.writeSelector(c.W, s)
+		c.E.acl.writeSelector(c.W, s)
 	}
 }
 
 // writeSelector is aclAddReplySelectorDescription: commands, keys and
 // channels, three pairs.
-func (e *Engine) writeSelector(w Writer, s *aclSelector) {
+func (a *aclState) writeSelector(w Writer, s *aclSelector) {
 	w.BulkString("commands")
-	w.BulkString(e.describeCommands(s))
+	w.BulkString(a.describeCommands(s))
 	w.BulkString("keys")
 	if s.allKeys {
 		w.BulkString("~*")
@@ -161,15 +161,15 @@ func (e *Engine) writeSelector(w Writer, s *aclSelector) {
 }
 
 func cmdACLList(c *Call) {
-	users := c.E.sortedUsers()
+	users := c.E.acl.sortedUsers()
 	c.W.Array(len(users))
 	for _, u := range users {
-		c.W.BulkString("user " + u.name + " " + c.E.describeUser(u.load()))
+		c.W.BulkString("user " + u.name + " " + c.E.acl.describeUser(u.load()))
 	}
 }
 
 func cmdACLUsers(c *Call) {
-	users := c.E.sortedUsers()
+	users := c.E.acl.sortedUsers()
 	c.W.Array(len(users))
 	for _, u := range users {
 		c.W.BulkString(u.name)
@@ -189,7 +189,7 @@ func cmdACLLoad(c *Call) {
 		c.Err(errACLNoFile)
 		return
 	}
-	if msg := c.E.aclLoadFromFile(c.S, c.E.cfg.ACLFile); msg != "" {
+	if msg := c.E.acl.loadFromFile(c.S, c.E.cfg.ACLFile); msg != "" {
 		c.W.Error(sanitizeLine("ERR " + msg))
 		return
 	}
@@ -201,7 +201,7 @@ func cmdACLSave(c *Call) {
 		c.Err(errACLNoFile)
 		return
 	}
-	if err := c.E.aclSaveToFile(c.E.cfg.ACLFile); err != nil {
+	if err := c.E.acl.saveToFile(c.E.cfg.ACLFile); err != nil {
 		c.Err(errACLSave)
 		return
 	}

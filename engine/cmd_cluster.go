@@ -526,7 +526,7 @@ func ScriptSlot(c *Call, keys [][]byte) int {
 // script allows cross-slot keys (no shebang, or allow-cross-slot-keys),
 // the slot of the script's first keys (its declared ones, else the first
 // it touched).
-func (e *Engine) scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) error {
+func scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) error {
 	slot, err := commandSlot(cmd, args)
 	if err != nil {
 		return errScriptNonLocalKey
@@ -548,15 +548,15 @@ func (e *Engine) scriptClusterRefusal(s *Session, cmd *Command, args [][]byte) e
 // does: the transaction is discarded and the reply is CROSSSLOT itself,
 // not EXECABORT.
 func (e *Engine) rejectExecCrossSlot(s *Session, cmd *Command, w Writer, err error) {
-	e.countersOf(cmd).stats.rejected.Add(1)
+	e.tally.of(cmd).stats.rejected.Add(1)
 	e.ResetTransaction(s)
 	e.CountError(err.Error())
 	w.Error(err.Error())
 }
 
 // redisMode is INFO's redis_mode and HELLO's mode.
-func (e *Engine) redisMode() string {
-	if e.cluster.enabled {
+func (cs *clusterState) mode() string {
+	if cs.enabled {
 		return "cluster"
 	}
 	return "standalone"

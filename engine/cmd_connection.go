@@ -98,13 +98,13 @@ func cmdQuit(c *Call) {
 // password match logs in as that user; a failure is logged (ACL LOG,
 // reason auth, the command's name as typed).
 func (e *Engine) authenticate(c *Call, user, pass []byte) bool {
-	u := e.checkUserCredentials(user, pass)
+	u := e.acl.checkUserCredentials(user, pass)
 	if u == nil {
 		ctx := aclCtxToplevel
 		if c.S.InMulti() {
 			ctx = aclCtxMulti
 		}
-		e.aclLog(c.S, aclDeniedAuth, ctx, string(c.Args[0]), string(user))
+		e.acl.logEntry(c.S, aclDeniedAuth, ctx, string(c.Args[0]), string(user))
 		return false
 	}
 	c.S.Authenticated = true
@@ -213,7 +213,7 @@ func cmdHello(c *Call) {
 	c.W.BulkString("id")
 	c.W.Int(c.S.ID)
 	c.W.BulkString("mode")
-	c.W.BulkString(c.E.redisMode())
+	c.W.BulkString(c.E.cluster.mode())
 	c.W.BulkString("role")
 	c.W.BulkString("master")
 	c.W.BulkString("modules")
@@ -227,7 +227,7 @@ func cmdReset(c *Call) {
 	s := c.S
 	c.E.ResetTransaction(s)
 	c.E.tracker.disable(s)
-	c.E.stopMonitor(s) // RESET ends MONITOR (monitor.go)
+	c.E.ops.stopMonitor(s) // RESET ends MONITOR (monitor.go)
 	// Redis clears OFF and a pending SKIP; a SKIP already in force drops
 	// this reply.
 	s.replyOff, s.replySkipNext = false, false
@@ -241,6 +241,6 @@ func cmdReset(c *Call) {
 	s.setReadOnly(false)
 	// Back to the default user; a Go API session too, which then obeys
 	// the default user's rules and password like a connection.
-	c.E.setDefaultAuth(s)
+	c.E.acl.setDefaultAuth(s)
 	c.W.Status("RESET")
 }

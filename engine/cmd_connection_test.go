@@ -299,7 +299,7 @@ func TestCheckPassword(t *testing.T) {
 		{"Default", "pw", false},
 		{"", "pw", false},
 	} {
-		if got := te.checkUserCredentials([]byte(tc.user), []byte(tc.pass)) != nil; got != tc.ok {
+		if got := te.acl.checkUserCredentials([]byte(tc.user), []byte(tc.pass)) != nil; got != tc.ok {
 			t.Errorf("checkUserCredentials(%q, %q) = %v, want %v", tc.user, tc.pass, got, tc.ok)
 		}
 	}

@@ -166,7 +166,7 @@ func infoServer(b []byte, c *Call) []byte {
 	b = infoLine(b, "redis_version", Version)
 	b = infoLine(b, "redis_git_sha1", "00000000")
 	b = infoLine(b, "redis_git_dirty", "0")
-	b = infoLine(b, "redis_mode", c.E.redisMode())
+	b = infoLine(b, "redis_mode", c.E.cluster.mode())
 	b = infoLine(b, "os", osName())
 	b = infoInt(b, "arch_bits", strconv.IntSize)
 	b = infoLine(b, "go_version", runtime.Version())
@@ -343,6 +343,9 @@ func infoStats(b []byte, c *Call) []byte {
 }
 
 func infoReplication(b []byte, c *Call) []byte {
+	if fn := c.E.replInfo.Load(); fn != nil {
+		return (*fn)(b)
+	}
 	b = append(b, "# Replication\r\n"...)
 	b = infoLine(b, "role", "master")
 	b = infoLine(b, "connected_slaves", "0")

@@ -281,7 +281,7 @@ func cmdLatencyDoctor(c *Call) {
 func cmdLatencyHistogram(c *Call) {
 	var cmds []*Command
 	add := func(cmd *Command) {
-		if cc := c.E.peekCounters(cmd); cc != nil && cc.hist.total() > 0 {
+		if cc := c.E.tally.peek(cmd); cc != nil && cc.hist.total() > 0 {
 			cmds = append(cmds, cmd)
 		}
 	}
@@ -324,7 +324,7 @@ func cmdLatencyHistogram(c *Call) {
 		n := 0
 		var total int64
 		for k := range counts {
-			counts[k] = c.E.peekCounters(cmd).hist.counts[k].Load()
+			counts[k] = c.E.tally.peek(cmd).hist.counts[k].Load()
 			total += counts[k]
 			if counts[k] > 0 {
 				n++

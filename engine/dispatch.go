@@ -185,7 +185,7 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 			s.ScriptDirty = true
 		}
 		if e.cluster.enabled {
-			if err := e.scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
+			if err := scriptClusterRefusal(s, cmd, args); err != nil { // cmd_cluster.go
 				e.reject(s, cmd, args, w, err)
 				return
 			}
@@ -200,11 +200,11 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 // discards the transaction and says why (execCommandAbort).
 func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
 	if cmd != nil {
-		e.countersOf(cmd).stats.rejected.Add(1)
+		e.tally.of(cmd).stats.rejected.Add(1)
 	}
 	msg := err.Error()
 	if cmd != nil && cmd == e.execCmd {
-		e.feedMonitorsNow(s, args) // Redis's execCommandAbort
+		e.ops.feedMonitorsNow(s, args) // Redis's execCommandAbort
 		e.ResetTransaction(s)
 		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
 	} else {
@@ -269,7 +269,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 		outer, c.Tx.clientCall = c.Tx.clientCall, c
 	}
 	if c.Cmd.Flags.Has(FlagRunsScript) {
-		e.feedMonitorsNow(c.S, c.Args) // before the script's own commands
+		e.ops.feedMonitorsNow(c.S, c.Args) // before the script's own commands
 	}
 	switch {
 	case c.Tx == nil:
@@ -287,7 +287,7 @@ func (e *Engine) call(c *Call, w Writer, start time.Time) {
 	}
 	d := time.Since(start)
 	e.afterCall(c, d) // slow log, latency, MONITOR (ops.go)
-	st := &e.countersOf(c.Cmd).stats
+	st := &e.tally.of(c.Cmd).stats
 	st.calls.Add(1)
 	st.usec.Add(d.Microseconds())
 	if c.cw.errors > 0 || c.cw.failed {

@@ -96,8 +96,7 @@ type Engine struct {
 
 	publisher     Publisher
 	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
-	// counters are each command's statistics, by ACL id (stats.go).
-	counters [aclFutureBit + 1]atomic.Pointer[cmdCounters]
+	tally         commandTally  // commandstats, errorstats (stats.go)
 
 	scans *scanCache // where recent SCAN cursors stopped (scan.go)
 
@@ -118,8 +117,7 @@ type Engine struct {
 	pause pauseState
 	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
 
-	execCmd *Command   // EXEC, whose refusal discards the transaction (dispatch.go)
-	errors  errorStats // INFO errorstats (stats.go)
+	execCmd *Command // EXEC, whose refusal discards the transaction (dispatch.go)
 
 	clientsMu sync.Mutex
 	clients   map[int64]*Session
@@ -137,6 +135,10 @@ type Engine struct {
 	// forced.go).
 	rand      randSource
 	forcedErr atomic.Pointer[string]
+
+	// replInfo answers INFO replication on a replicated node
+	// (replication_hooks.go).
+	replInfo atomic.Pointer[func(b []byte) []byte]
 }
 
 // New opens the keyspace, loads it and starts the expiry sweeper: Open
@@ -322,7 +324,7 @@ func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 func (e *Engine) AddSession(s *Session) {
 	s.ID = e.nextID.Add(1)
 	if s.Kind == KindClient {
-		e.addSessionAuth(s)
+		e.acl.addSessionAuth(s)
 		e.clientsMu.Lock()
 		e.clients[s.ID] = s
 		e.clientsMu.Unlock()
@@ -334,7 +336,7 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.ResetTransaction(s)
 	e.tracker.disable(s)
 	e.locks.sessionClosed(s) // SESSION locks die with their connection
-	e.stopMonitor(s)
+	e.ops.stopMonitor(s)
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()

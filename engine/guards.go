@@ -204,7 +204,7 @@ func (e *Engine) scriptOrOwnFlags(cmd *Command, args [][]byte) Flags {
 func (e *Engine) stateRefusal(s *Session, cmd *Command, args [][]byte) error {
 	oom := e.outOfMemory()
 	s.preOOM = oom
-	disk := e.diskError()
+	disk := e.ks.DiskError()
 	if !oom && disk == "" && !e.NoGoodReplicas() {
 		return nil
 	}
@@ -253,7 +253,7 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 		return nil
 	}
 	if cmd.Flags.Has(FlagWrite) {
-		if disk := e.diskError(); disk != "" {
+		if disk := e.ks.DiskError(); disk != "" {
 			return replyError(disk)
 		}
 		if e.NoGoodReplicas() {
@@ -266,10 +266,6 @@ func (e *Engine) scriptStateRefusal(s *Session, cmd *Command) error {
 	}
 	return nil
 }
-
-// diskError is the MISCONF reply while the append-only file cannot be
-// written or fsynced, "" when it can (or there is none).
-func (e *Engine) diskError() string { return e.ks.DiskError() }
 
 // DiskError is the MISCONF reply write commands get now, "" when none.
 func (e *Engine) DiskError() string { return e.ks.DiskError() }

@@ -355,30 +355,105 @@ func (r *lockRegistry) sessionCount() int {
 // survive the restart.
 func (r *lockRegistry) loadSessions() {
 	r.e.Do(true, 0, func(tx *Tx) {
-		var keys []string
-		tx.ScanStored(0, []byte(sessionKeyPrefix), func(key string, _ Value, _ bool) bool {
-			if !strings.HasPrefix(key, sessionKeyPrefix) {
-				return false
-			}
-			keys = append(keys, key)
-			return true
-		})
-		for _, k := range keys {
-			r.sessionTouched(tx, dbKey{0, k})
-		}
-		r.mu.Lock()
-		var stale []string
-		for id, s := range r.sessions {
-			if s.client != 0 {
-				stale = append(stale, id)
-			}
-		}
-		r.mu.Unlock()
-		sort.Strings(stale)
-		for _, id := range stale {
+		for _, id := range r.indexSessions(tx) {
 			if tx.DeleteIn(0, sessionKey(id)) {
 				tx.NotifyDB(0, NotifyGeneric, "del", sessionKey(id))
 			}
 		}
 	})
+}
+
+// indexSessions rebuilds the index from the session keys in tx (anything
+// indexed before is forgotten, not ended: its key's end was already
+// acted on where it happened) and returns the connections' sessions
+// among them, sorted, so that ending them runs in the same order on
+// every node.
+func (r *lockRegistry) indexSessions(tx *Tx) []string {
+	r.mu.Lock()
+	r.sessions = make(map[string]*lockSession)
+	r.sessionOf = make(map[holderKey]string)
+	r.mu.Unlock()
+	var keys []string
+	tx.ScanStored(0, []byte(sessionKeyPrefix), func(key string, _ Value, _ bool) bool {
+		if !strings.HasPrefix(key, sessionKeyPrefix) {
+			return false
+		}
+		keys = append(keys, key)
+		return true
+	})
+	for _, k := range keys {
+		r.sessionTouched(tx, dbKey{0, k})
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var conns []string
+	for id, s := range r.sessions {
+		if s.client != 0 {
+			conns = append(conns, id)
+		}
+	}
+	for c, id := range r.connSess {
+		if r.sessions[id] == nil {
+			delete(r.connSess, c)
+		}
+	}
+	sort.Strings(conns)
+	return conns
+}
+
+// Sessions across a replicated group's leader changes. Sessions are keys,
+// so every node has them; but no connection survives a leader change (a
+// direct client's leader died or stepped down and closed it; a follower
+// closes its forwarded connections when the leader changes), so a new
+// leader must end the connections' sessions it inherits, as their
+// connections' closing would have, or their locks would stay held until
+// their TTL. Named sessions (LOCK.SESSION CREATE) are not tied to a
+// connection and keep their TTL.
+
+// OrphanedSessions is the connections' sessions a new leader inherits.
+type OrphanedSessions struct{ ids []string }
+
+// Len is how many there are.
+func (o OrphanedSessions) Len() int { return len(o.ids) }
+
+// OrphanedSessions re-indexes the sessions from their keys (a follower's
+// index may predate a snapshot it restored; timers of named sessions are
+// armed only on a leader) and returns the connections' sessions among
+// them. A new leader calls it once it leads but before it serves, so
+// that no session of a connection it serves is among them, then ends
+// them with EndSessions once it serves.
+func (e *Engine) OrphanedSessions() OrphanedSessions {
+	var ids []string
+	e.Do(true, 0, func(tx *Tx) { ids = e.locks.indexSessions(tx) })
+	return OrphanedSessions{ids}
+}
+
+// EndSessions ends the sessions of o still alive, as their connections'
+// closing would have: their locks are released after their lock-delay.
+// It returns how many it ended. It does nothing on a follower: the leader
+// decides.
+func (e *Engine) EndSessions(o OrphanedSessions) int {
+	r := &e.locks
+	if len(o.ids) == 0 {
+		return 0
+	}
+	r.closeMu.RLock()
+	defer r.closeMu.RUnlock()
+	if r.closed {
+		return 0
+	}
+	ended := 0
+	e.Do(true, 0, func(tx *Tx) {
+		if e.ks.Follower() {
+			return // leadership lost meanwhile: the next leader ends them
+		}
+		for _, id := range o.ids {
+			key := sessionKey(id)
+			if tx.DeleteIn(0, key) {
+				tx.NotifyDB(0, NotifyGeneric, "del", key)
+				ended++
+			}
+		}
+	})
+	return ended
 }

@@ -45,33 +45,33 @@ func cmdMonitor(c *Call) {
 	c.S.monitoring.Store(true)
 	c.OK()
 	// The OK first, then the lines: register once the reply is queued.
-	c.S.afterReply = append(c.S.afterReply, func() { c.E.addMonitor(c.S) })
+	c.S.afterReply = append(c.S.afterReply, func() { c.E.ops.addMonitor(c.S) })
 }
 
-func (e *Engine) addMonitor(s *Session) {
-	e.ops.monMu.Lock()
+func (o *opsState) addMonitor(s *Session) {
+	o.monMu.Lock()
 	if s.monitoring.Load() {
-		e.ops.monitors = append(e.ops.monitors, s)
-		e.ops.monCount.Add(1)
+		o.monitors = append(o.monitors, s)
+		o.monCount.Add(1)
 	}
-	e.ops.monMu.Unlock()
+	o.monMu.Unlock()
 }
 
 // stopMonitor ends MONITOR for s (RESET, disconnection).
-func (e *Engine) stopMonitor(s *Session) {
+func (o *opsState) stopMonitor(s *Session) {
 	if !s.monitoring.Load() {
 		return
 	}
-	e.ops.monMu.Lock()
+	o.monMu.Lock()
 	s.monitoring.Store(false)
-	for i, m := range e.ops.monitors {
+	for i, m := range o.monitors {
 		if m == s {
-			e.ops.monitors = append(e.ops.monitors[:i], e.ops.monitors[i+1:]...)
-			e.ops.monCount.Add(-1)
+			o.monitors = append(o.monitors[:i], o.monitors[i+1:]...)
+			o.monCount.Add(-1)
 			break
 		}
 	}
-	e.ops.monMu.Unlock()
+	o.monMu.Unlock()
 }
 
 // Monitoring reports whether s is a monitor (Dispatch refuses it keyspace
@@ -79,12 +79,12 @@ func (e *Engine) stopMonitor(s *Session) {
 func (s *Session) Monitoring() bool { return s.monitoring.Load() }
 
 // feedMonitors sends a command's line to every monitor.
-func (e *Engine) feedMonitors(s *Session, db int, argv [][]byte) {
-	if e.ops.monCount.Load() == 0 {
+func (o *opsState) feedMonitors(s *Session, db int, argv [][]byte) {
+	if o.monCount.Load() == 0 {
 		return
 	}
 	line := make([]byte, 0, 64)
-	line = unixMicros(line, e.Clock.Now())
+	line = unixMicros(line, o.clock.Now())
 	line = append(line, " ["...)
 	line = strconv.AppendInt(line, int64(db), 10)
 	line = append(line, ' ')
@@ -104,9 +104,9 @@ func (e *Engine) feedMonitors(s *Session, db int, argv [][]byte) {
 		line = appendRepr(line, a)
 	}
 	text := string(line)
-	e.ops.monMu.Lock()
-	mons := append([]*Session(nil), e.ops.monitors...)
-	e.ops.monMu.Unlock()
+	o.monMu.Lock()
+	mons := append([]*Session(nil), o.monitors...)
+	o.monMu.Unlock()
 	for _, m := range mons {
 		write := func(w Writer) { w.Status(text) }
 		if m == s {
@@ -152,8 +152,8 @@ func appendRepr(out, b []byte) []byte {
 // feedMonitorsNow is for the paths outside call() that Redis feeds too: a
 // command that runs a script (before it runs) and an EXEC refused when it
 // was called (execCommandAbort).
-func (e *Engine) feedMonitorsNow(s *Session, args [][]byte) {
-	if e.ops.monCount.Load() > 0 {
-		e.feedMonitors(s, s.DB, args)
+func (o *opsState) feedMonitorsNow(s *Session, args [][]byte) {
+	if o.monCount.Load() > 0 {
+		o.feedMonitors(s, s.DB, args)
 	}
 }

@@ -35,6 +35,7 @@ type opsState struct {
 	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
 	debugMode    string       // enable-debug-command: no, yes, local
 	moduleMode   string       // enable-module-command: no, yes, local
+	clock        *Clock       // the engine's: MONITOR's timestamps
 }
 
 // heapAlloc is MemStats.HeapAlloc, read without stopping the world
@@ -49,7 +50,7 @@ func heapAlloc() int64 {
 }
 
 // initOps records the heap the engine starts with (MEMORY STATS).
-func (e *Engine) initOps() { e.ops.startupAlloc = heapAlloc() }
+func (e *Engine) initOps() { e.ops.startupAlloc, e.ops.clock = heapAlloc(), e.Clock }
 
 // bindOpsParams binds the slow log's and the latency monitor's
 // thresholds and who may run DEBUG and MODULE (set at start only).
@@ -92,9 +93,9 @@ func (e *Engine) afterCall(c *Call, d time.Duration) {
 		}
 	}
 	if e.ops.monCount.Load() > 0 && c.Cmd.Flags&(FlagSkipMonitor|FlagAdmin) == 0 {
-		e.feedMonitors(c.S, c.S.DB, c.argv())
+		e.ops.feedMonitors(c.S, c.S.DB, c.argv())
 	}
-	e.countersOf(c.Cmd).hist.add(d)
+	e.tally.of(c.Cmd).hist.add(d)
 }
 
 // Redact hides argument i of the running command from MONITOR and the

@@ -147,9 +147,9 @@ func TestLatencyHistogram(t *testing.T) {
 	}
 	te := newOpsEngine(t, nil)
 	c := te.Table.Get([]byte("ping"))
-	te.countersOf(c).hist.add(500 * time.Nanosecond)
-	te.countersOf(c).hist.add(20 * time.Microsecond)
-	te.countersOf(c).hist.add(30 * time.Microsecond)
+	te.tally.of(c).hist.add(500 * time.Nanosecond)
+	te.tally.of(c).hist.add(20 * time.Microsecond)
+	te.tally.of(c).hist.add(30 * time.Microsecond)
 	te.run([]step{
 		{cmd("LATENCY", "HISTOGRAM", "ping", "nosuch"), `["ping" ["calls" (integer) 3 "histogram_usec" [(integer) 1 (integer) 1 (integer) 33 (integer) 3]]]`},
 		{cmd("CONFIG", "RESETSTAT"), "OK"},

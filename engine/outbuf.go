@@ -45,10 +45,13 @@ type outputLimits struct {
 }
 
 // OutputLimit returns the current limit of a class (OutputNormal...).
-func (e *Engine) OutputLimit(class int) OutputLimit {
-	e.outLimits.mu.RLock()
-	defer e.outLimits.mu.RUnlock()
-	return e.outLimits.classes[class]
+func (e *Engine) OutputLimit(class int) OutputLimit { return e.outLimits.get(class) }
+
+// get returns the current limit of a class.
+func (o *outputLimits) get(class int) OutputLimit {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.classes[class]
 }
 
 // SetOutputLimit changes one class's limit, as CONFIG SET does.
@@ -64,7 +67,7 @@ func (e *Engine) SetOutputLimit(class int, l OutputLimit) {
 func (e *Engine) bindOutputLimits() {
 	e.outLimits.classes = defaultOutputLimits
 	e.bindParam("client-output-buffer-limit", paramBinding{
-		get: e.outputLimitsValue,
+		get: e.outLimits.value,
 		check: func(v string) (string, string) {
 			if _, why := parseOutputLimits(v); why != "" {
 				return "", why
@@ -73,10 +76,10 @@ func (e *Engine) bindOutputLimits() {
 		},
 		apply: func(v string) error {
 			set, _ := parseOutputLimits(v)
-			e.applyOutputLimits(set)
+			e.outLimits.apply(set)
 			return nil
 		},
-		rewrite: func() ([]string, bool) { return e.outputLimitsLines(), true },
+		rewrite: func() ([]string, bool) { return e.outLimits.lines(), true },
 	})
 }
 
@@ -119,21 +122,21 @@ func parseOutputLimits(v string) (outputLimitSet, string) {
 	return set, ""
 }
 
-func (e *Engine) applyOutputLimits(set outputLimitSet) {
-	e.outLimits.mu.Lock()
-	defer e.outLimits.mu.Unlock()
+func (o *outputLimits) apply(set outputLimitSet) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	for c := range set.named {
 		if set.named[c] {
-			e.outLimits.classes[c] = set.limits[c]
+			o.classes[c] = set.limits[c]
 		}
 	}
 }
 
 // outputLimitsValue is CONFIG GET's value: every class, in bytes.
-func (e *Engine) outputLimitsValue() string {
+func (o *outputLimits) value() string {
 	var b []byte
 	for c := 0; c < numOutputClasses; c++ {
-		l := e.OutputLimit(c)
+		l := o.get(c)
 		if c > 0 {
 			b = append(b, ' ')
 		}
@@ -149,10 +152,10 @@ func (e *Engine) outputLimitsValue() string {
 // outputLimitsLines are CONFIG REWRITE's lines: one per class, as
 // Redis's rewriteConfigClientOutputBufferLimitOption writes them (the
 // replica class as "replica"), with memory in Redis's units.
-func (e *Engine) outputLimitsLines() []string {
+func (o *outputLimits) lines() []string {
 	var out []string
 	for c := 0; c < numOutputClasses; c++ {
-		l := e.OutputLimit(c)
+		l := o.get(c)
 		name := outputClassNames[c]
 		if c == OutputReplica {
 			name = "replica"

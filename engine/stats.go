@@ -33,6 +33,13 @@ type errorStats struct {
 	counts map[string]int64
 }
 
+// commandTally is the engine's INFO commandstats, LATENCY HISTOGRAM and
+// INFO errorstats: per-command counters by ACL id, and the error counts.
+type commandTally struct {
+	counters [aclFutureBit + 1]atomic.Pointer[cmdCounters]
+	errors   errorStats
+}
+
 // CountError records an error reply sent to a client: total_error_replies
 // and its prefix's count, as Redis's afterErrorReply. The prefix is the
 // first word when it is found in the first 32 bytes, else ERR.
@@ -52,7 +59,7 @@ func (e *Engine) CountError(msg string) {
 			break
 		}
 	}
-	es := &e.errors
+	es := &e.tally.errors
 	es.mu.Lock()
 	if es.counts == nil {
 		es.counts = make(map[string]int64)
@@ -71,9 +78,9 @@ type cmdCounters struct {
 	hist  latencyHist
 }
 
-// countersOf returns cmd's counters, making them on first use.
-func (e *Engine) countersOf(cmd *Command) *cmdCounters {
-	p := &e.counters[cmd.aclID]
+// of returns cmd's counters, making them on first use.
+func (t *commandTally) of(cmd *Command) *cmdCounters {
+	p := &t.counters[cmd.aclID]
 	if c := p.Load(); c != nil {
 		return c
 	}
@@ -81,21 +88,26 @@ func (e *Engine) countersOf(cmd *Command) *cmdCounters {
 	return p.Load()
 }
 
-// peekCounters returns cmd's counters, or nil when it was never counted.
-func (e *Engine) peekCounters(cmd *Command) *cmdCounters { return e.counters[cmd.aclID].Load() }
+// peek returns cmd's counters, or nil when it was never counted.
+func (t *commandTally) peek(cmd *Command) *cmdCounters { return t.counters[cmd.aclID].Load() }
 
-// resetStats clears what CONFIG RESETSTAT clears here: every command's
-// counters and the error counts.
-func (e *Engine) resetStats() {
-	for i := range e.counters {
-		if c := e.counters[i].Load(); c != nil {
+// reset clears every command's counters and the error counts.
+func (t *commandTally) reset() {
+	for i := range t.counters {
+		if c := t.counters[i].Load(); c != nil {
 			c.stats.reset()
 			c.hist.reset()
 		}
 	}
-	e.errors.mu.Lock()
-	e.errors.counts = nil
-	e.errors.mu.Unlock()
+	t.errors.mu.Lock()
+	t.errors.counts = nil
+	t.errors.mu.Unlock()
+}
+
+// resetStats clears what CONFIG RESETSTAT clears here: every command's
+// counters and the error counts.
+func (e *Engine) resetStats() {
+	e.tally.reset()
 	e.locks.stats.reset()
 }
 
@@ -115,7 +127,7 @@ func infoCommandstats(b []byte, c *Call) []byte {
 }
 
 func appendCommandstat(b []byte, e *Engine, cmd *Command) []byte {
-	cc := e.peekCounters(cmd)
+	cc := e.tally.peek(cmd)
 	if cc == nil {
 		return b
 	}
@@ -148,7 +160,7 @@ func appendCommandstat(b []byte, e *Engine, cmd *Command) []byte {
 // Redis's radix tree orders them.
 func infoErrorstats(b []byte, c *Call) []byte {
 	b = append(b, "# Errorstats\r\n"...)
-	es := &c.E.errors
+	es := &c.E.tally.errors
 	es.mu.Lock()
 	prefixes := make([]string, 0, len(es.counts))
 	for p := range es.counts {

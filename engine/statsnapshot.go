@@ -126,12 +126,12 @@ func (e *Engine) StatsSnapshot() StatsSnapshot {
 		}
 	}
 	sort.Slice(s.Commands, func(i, j int) bool { return s.Commands[i].Name < s.Commands[j].Name })
-	e.errors.mu.Lock()
-	s.Errors = make(map[string]int64, len(e.errors.counts))
-	for p, n := range e.errors.counts {
+	e.tally.errors.mu.Lock()
+	s.Errors = make(map[string]int64, len(e.tally.errors.counts))
+	for p, n := range e.tally.errors.counts {
 		s.Errors[p] = n
 	}
-	e.errors.mu.Unlock()
+	e.tally.errors.mu.Unlock()
 	s.Keyspace = make([]KeyspaceStats, e.ks.Databases())
 	for db := range s.Keyspace {
 		s.Keyspace[db] = KeyspaceStats{DB: db, Keys: e.ks.Keys(db), Expires: e.ks.Volatile(db)}
@@ -145,7 +145,7 @@ func (e *Engine) StatsSnapshot() StatsSnapshot {
 }
 
 func (e *Engine) appendCommandStats(out []CommandStats, cmd *Command) []CommandStats {
-	cc := e.peekCounters(cmd)
+	cc := e.tally.peek(cmd)
 	if cc == nil {
 		return out
 	}

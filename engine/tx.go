@@ -127,16 +127,16 @@ func (tx *Tx) Committing() {
 	tx.clientCall = nil
 }
 
-// CommitFailed replaces the reply with the disk error: buntdb rolled back
-// what the handler replied about.
+// CommitFailed replaces the reply with the disk error: buntdb rolled
+// back what the handler replied about.
 func (tx *Tx) CommitFailed(err error) {
 	if tx.retractable {
 		tx.e.replaceWithDiskError(tx.callW, tx.replyMark, err)
 	}
 }
 
-// Inherit takes the reader's client: this transaction deletes what the
-// reader found expired, on its command's behalf (tracking: NOLOOP).
+// Inherit takes over the reader's client: this transaction deletes what
+// the reader found expired, on its command's behalf (tracking: NOLOOP).
 func (tx *Tx) Inherit(read keyspace.TxHooks) { tx.client = read.(*Tx).client }
 
 // Finished records the keys a tracking client read, after the deletions

@@ -167,6 +167,11 @@ func (tx *Tx) RecordState(name string, payload []byte) {
 	tx.record(Change{Kind: ChangeState, Key: name, Raw: string(payload)})
 }
 
+// Recording reports whether this write transaction records its changes
+// for a ChangeListener (one is set, and the transaction is not an Apply):
+// a layer above keeps state for the listener's followers only then.
+func (tx *Tx) Recording() bool { return tx.recording }
+
 // record adds a change to the transaction's batch when someone listens.
 func (tx *Tx) record(c Change) {
 	if tx.recording {
@@ -350,6 +355,11 @@ func (s *Store) SetFollower(on bool) { s.changes.follower.Store(on) }
 
 // Follower reports whether SetFollower switched the store on.
 func (s *Store) Follower() bool { return s.changes.follower.Load() }
+
+// LastChangeSeq is the Seq of the last change batch this store made
+// (0: none yet): a replicated leader compares it with what it has
+// committed and applied.
+func (s *Store) LastChangeSeq() uint64 { return s.changes.seq.Load() }
 
 // passive reports whether the transaction must not change anything of its
 // own accord (expire, hand over): it applies changes, or the store

@@ -7,6 +7,15 @@
 // imports nothing of lockredis: the command layer (package engine) sits on
 // top and takes part through interfaces, never by name.
 //
+// # Opening
+//
+// Open checks the configuration and decides the restart fence; Load then
+// reads the append-only file or Config.Restore, reporting its progress
+// (Loading: what INFO's loading_* fields and the LOADING refusal above
+// read), and starts persistence and the expiry sweeper. The layer above
+// serves clients in between. Close writes the clean-stop marker only
+// after a finished Load.
+//
 // # Transactions
 //
 // Every read and write goes through a Tx run by Store.Run or Store.Do: a

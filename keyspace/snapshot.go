@@ -76,68 +76,110 @@ var errBadSnapshot = errors.New("keyspace: malformed snapshot")
 // transaction and writes them after it, so writers wait only for the
 // copy of references, not for w).
 func (s *Store) WriteSnapshot(w io.Writer) error {
-	var items []storedItem
-	var functions string
-	var hasFunctions bool
-	var next uint64
-	var at int64
-	var states []Change
-	var serr error
-	s.Do(false, 0, func(tx *Tx) {
-		next, at = s.tokens.next, tx.Ms
-		tx.bt.Ascend("", func(k, v string) bool {
-			switch {
-			case k == functionsKey:
-				functions, hasFunctions = v, true
-			case int(k[0]) < s.Databases():
-				items = append(items, storedItem{k, v})
-			}
-			return true
-		})
-		for _, name := range s.stateNames() {
-			p, err := s.stateHandler(name).SaveState()
-			if err != nil {
-				serr = fmt.Errorf("keyspace: state %q: %w", name, err)
-				return
-			}
-			states = append(states, Change{Kind: ChangeState, Key: name, Raw: string(p)})
-		}
-	})
-	if serr != nil {
-		return serr
+	st, err := s.CaptureState()
+	if err != nil {
+		return err
 	}
-	bw := bufio.NewWriter(w)
+	_, err = st.WriteTo(w)
+	return err
+}
+
+// CapturedState is the whole state as of one moment (CaptureState,
+// Tx.CaptureState), to be written in the snapshot stream's format by
+// WriteTo. It shares the stored strings with the keyspace (they are never
+// modified in place) and holds no lock, so WriteTo may run while writers
+// go on.
+type CapturedState struct {
+	items        []storedItem
+	functions    string
+	hasFunctions bool
+	next         uint64
+	at           int64
+	states       []Change
+}
+
+// CaptureState captures the state in a read transaction.
+func (s *Store) CaptureState() (*CapturedState, error) {
+	var st *CapturedState
+	var err error
+	s.Do(false, 0, func(tx *Tx) { st, err = tx.CaptureState() })
+	return st, err
+}
+
+// CaptureState captures the state as this transaction sees it. A caller
+// that must hold writers off while it decides when to capture (a Raft
+// leader compacting its log under load: replication) runs it inside a
+// write transaction of its own.
+func (tx *Tx) CaptureState() (*CapturedState, error) {
+	s := tx.s
+	st := &CapturedState{next: s.tokens.next, at: tx.Ms}
+	tx.bt.Ascend("", func(k, v string) bool {
+		switch {
+		case k == functionsKey:
+			st.functions, st.hasFunctions = v, true
+		case int(k[0]) < s.Databases():
+			st.items = append(st.items, storedItem{k, v})
+		}
+		return true
+	})
+	for _, name := range s.stateNames() {
+		p, err := s.stateHandler(name).SaveState()
+		if err != nil {
+			return nil, fmt.Errorf("keyspace: state %q: %w", name, err)
+		}
+		st.states = append(st.states, Change{Kind: ChangeState, Key: name, Raw: string(p)})
+	}
+	return st, nil
+}
+
+// WriteTo writes the captured state as a snapshot stream.
+func (st *CapturedState) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriter(cw)
 	p := []byte(snapshotMagic)
-	p = binary.AppendUvarint(p, next)
-	p = binary.AppendVarint(p, at)
+	p = binary.AppendUvarint(p, st.next)
+	p = binary.AppendVarint(p, st.at)
 	write := func(c *Change) error {
 		p = appendChange(p[:0], c)
 		_, err := bw.Write(p)
 		return err
 	}
 	if _, err := bw.Write(p); err != nil {
-		return err
+		return cw.n, err
 	}
-	for _, it := range items {
+	for _, it := range st.items {
 		c := Change{Kind: ChangePut, DB: int(it.bkey[0]), Key: it.bkey[1:], Raw: it.raw}
 		if err := write(&c); err != nil {
-			return err
+			return cw.n, err
 		}
 	}
-	if hasFunctions {
-		if err := write(&Change{Kind: ChangeFunctions, Raw: functions}); err != nil {
-			return err
+	if st.hasFunctions {
+		if err := write(&Change{Kind: ChangeFunctions, Raw: st.functions}); err != nil {
+			return cw.n, err
 		}
 	}
-	for i := range states {
-		if err := write(&states[i]); err != nil {
-			return err
+	for i := range st.states {
+		if err := write(&st.states[i]); err != nil {
+			return cw.n, err
 		}
 	}
 	if err := bw.WriteByte(0); err != nil {
-		return err
+		return cw.n, err
 	}
-	return bw.Flush()
+	err := bw.Flush()
+	return cw.n, err
+}
+
+// countWriter counts what reaches w (CapturedState.WriteTo's result).
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // RestoreSnapshot replaces the whole state with what WriteSnapshot wrote,

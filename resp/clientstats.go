@@ -61,6 +61,9 @@ func connFD(c net.Conn) int {
 	if tc, ok := c.(*tlsConn); ok {
 		c = tc.Conn.NetConn()
 	}
+	if st, ok := c.(*settleConn); ok {
+		c = st.Conn // settle.go's wrapper hides the socket's SyscallConn
+	}
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return -1

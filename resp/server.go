@@ -28,6 +28,9 @@ type Options struct {
 	Logf   func(level, format string, args ...any)
 	// Hub delivers pub/sub messages; nil disables SUBSCRIBE.
 	Hub *pubsub.Hub
+	// Router, when set, sees every command first and holds replies
+	// (router.go); a replicated node sets it.
+	Router Router
 }
 
 // Server accepts RESP connections for one engine, on one listener or
@@ -67,6 +70,9 @@ type client struct {
 	// waits out a pause: the idle timeout spares such a client, as Redis
 	// spares CLIENT_BLOCKED ones (cron.go).
 	busy atomic.Bool
+
+	// rconn is the Router's view of the connection (router.go).
+	rconn Conn
 }
 
 // New makes a server for eng. Call Serve to accept connections.
@@ -196,6 +202,7 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	sess.SetAddrs(rc.RemoteAddr(), gc.LocalAddr().String())
 	s.eng.AddSession(sess)
 	c := &client{srv: s, rc: rc, gc: gc, sess: sess, enc: Encoder{Proto: 2}}
+	c.rconn.c = c
 	gc.sess = sess
 	fd := connFD(gc.Conn)
 	sess.SetConnStats(func() engine.ConnStats { return c.connStats(fd) })
@@ -246,6 +253,9 @@ func (s *Server) forget(c *client) {
 	s.mu.Unlock()
 	if ok {
 		s.count.Add(-1)
+		if s.opts.Router != nil {
+			s.opts.Router.Closed(&c.rconn)
+		}
 		s.eng.RemoveSession(c.sess)
 		s.conns.Done()
 	}
@@ -284,10 +294,21 @@ func (s *Server) runOne(c *client, args [][]byte) {
 	c.busy.Store(true)
 	defer c.busy.Store(false)
 	c.enc.Proto = c.sess.Proto
+	router := s.opts.Router
+	if router != nil && router.Route(&c.rconn, args) {
+		c.flush()
+		return
+	}
 	s.eng.Dispatch(c.sess, nil, args, &c.enc)
 	if b := c.sess.Blocked; b != nil {
 		c.sess.Blocked = nil
 		s.waitBlocked(c, b)
+	}
+	if router != nil {
+		if err := router.Hold(&c.rconn, args); err != nil {
+			c.enc.Buf = c.enc.Buf[:0]
+			c.enc.Error(err.Error())
+		}
 	}
 	if c.sess.DropReply() { // CLIENT REPLY OFF/SKIP
 		c.enc.Buf = c.enc.Buf[:0]

@@ -23,6 +23,8 @@ import (
 
 	"github.com/lockredis/lockredis"
 	"github.com/lockredis/lockredis/config"
+	"github.com/lockredis/lockredis/raftgroup"
+	"github.com/lockredis/lockredis/replication"
 	"github.com/spf13/pflag"
 )
 
@@ -76,6 +78,10 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 	}
 	if err := checkMetricsBind(set.Value("metrics-bind")); err != nil { // metrics.go
+		fmt.Fprintf(stderr, "lockredis: %v\n", err)
+		return 1
+	}
+	if err := checkRaft(set); err != nil {
 		fmt.Fprintf(stderr, "lockredis: %v\n", err)
 		return 1
 	}
@@ -138,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 	}
 	shutdownDone := make(chan error, 1)
-	srv := lockredis.NewServer(lockredis.Options{
+	opts := lockredis.Options{
 		Params:     set.Map(),
 		ConfigFile: configFile,
 		Logf:       logf,
@@ -149,10 +155,32 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 				setLogLevel(value)
 			}
 		},
-	})
+	}
+	var srv *lockredis.Server
+	var node *replication.Node // nil: a single server
+	if id := set.Value("raft-id"); id != "" {
+		// One node of a replicated group (package raftgroup); its Raft
+		// log lives in raft-dir, default <dir>/raft.
+		opts.RaftID, opts.RaftBind, opts.RaftPeers = id, set.Value("raft-bind"), set.Value("raft-peers")
+		opts.RaftDir, opts.RaftGroupName, opts.RaftSeedAOF = set.Value("raft-dir"), set.Value("raft-group-name"), set.Value("raft-seed-aof")
+		if opts.RaftDir == "" {
+			opts.RaftDir = filepath.Join(set.Value("dir"), "raft")
+		}
+		if srv, node, err = raftgroup.NewServer(opts); err != nil {
+			logf("warning", "Can't start: %v", err)
+			fmt.Fprintf(stderr, "lockredis: %v\n", err)
+			return 1
+		}
+	} else {
+		srv = lockredis.NewServer(opts)
+	}
 	if bind := set.Value("metrics-bind"); bind != "" {
 		// Before Start: a long load shows in /metrics and /readyz.
-		m, err := startMetrics(bind, srv, logf)
+		var g group
+		if node != nil {
+			g = node
+		}
+		m, err := startMetrics(bind, srv, g, logf)
 		if err != nil {
 			logf("warning", "Can't start: %v", err)
 			if set.Value("logfile") != "" {
@@ -171,11 +199,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		return 1
 	}
-	mode := "in memory"
-	if set.Bool("appendonly") {
-		mode = fmt.Sprintf("append-only file %s/%s, appendfsync %s", set.Value("dir"), set.Value("appendfilename"), set.Value("appendfsync"))
+	mode, storage := "standalone", "in memory"
+	switch {
+	case node != nil:
+		mode = "raft node " + opts.RaftID + " (raft " + opts.RaftBind + ")"
+		storage = "Raft log in " + opts.RaftDir
+	case set.Bool("appendonly"):
+		storage = fmt.Sprintf("append-only file %s/%s, appendfsync %s", set.Value("dir"), set.Value("appendfilename"), set.Value("appendfsync"))
 	}
-	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode standalone, %s", lockredis.Version, lockredis.RedisVersion, os.Getpid(), mode)
+	logf("notice", "lockredis %s (Redis %s protocol) pid %d, mode %s, %s", lockredis.Version, lockredis.RedisVersion, os.Getpid(), mode, storage)
 	if len(srv.Addrs()) > 0 {
 		logf("notice", "Ready to accept connections tcp on %s", strings.Join(srv.Addrs(), " "))
 	}
@@ -202,6 +234,24 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	logf("warning", "Redis is now ready to exit, bye bye...")
 	return 0
+}
+
+// checkRaft refuses Raft settings that cannot make a node
+// (docs/replication.md).
+func checkRaft(s *config.Settings) error {
+	id := s.Value("raft-id")
+	if id == "" && (s.Value("raft-bind") != "" || s.Value("raft-peers") != "" || s.Value("raft-dir") != "" || s.Value("raft-seed-aof") != "") {
+		return errors.New("raft-bind, raft-peers, raft-dir and raft-seed-aof need raft-id")
+	}
+	if id != "" && s.Value("raft-bind") == "" {
+		return errors.New("raft-id needs raft-bind HOST:PORT (the address of this node's Raft traffic)")
+	}
+	if id != "" && s.Value("raft-peers") != "" {
+		if _, err := replication.ParsePeers(s.Value("raft-peers")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readConfigFile reads a redis.conf-style file into s. Errors name the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis"
+	"github.com/lockredis/lockredis/replication"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -60,7 +61,8 @@ func checkMetricsBind(v string) error {
 
 // startMetrics listens on addr and serves the endpoint for srv, which
 // may not be started yet.
-func startMetrics(addr string, srv *lockredis.Server, logf func(level, format string, args ...any)) (*metricsServer, error) {
+// g is the node's replicated group, nil for a single server.
+func startMetrics(addr string, srv *lockredis.Server, g group, logf func(level, format string, args ...any)) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -69,7 +71,7 @@ func startMetrics(addr string, srv *lockredis.Server, logf func(level, format st
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		newStatsCollector(srv),
+		newStatsCollector(srv, g),
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
@@ -80,7 +82,7 @@ func startMetrics(addr string, srv *lockredis.Server, logf func(level, format st
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		st, ok := srv.Stats()
-		why := notReady(st, ok)
+		why := notReady(st, ok, groupStatus(g))
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if len(why) > 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -114,8 +116,24 @@ func (m *metricsServer) Close() {
 	<-m.done
 }
 
+// group is what the endpoint reads of a replicated node
+// (replication.Node).
+type group interface {
+	Status() replication.Status
+}
+
+// groupStatus is g's status, nil for a single server.
+func groupStatus(g group) *replication.Status {
+	if g == nil {
+		return nil
+	}
+	st := g.Status()
+	return &st
+}
+
 // notReady lists why the server does not take writes now; none: ready.
-func notReady(st lockredis.Stats, running bool) []string {
+// gs is the replicated group's status, nil for a single server.
+func notReady(st lockredis.Stats, running bool, gs *replication.Status) []string {
 	if !running {
 		return []string{"server not running"}
 	}
@@ -129,8 +147,20 @@ func notReady(st lockredis.Stats, running bool) []string {
 	if st.Persistence.Misconf != "" {
 		why = append(why, "writes refused: "+st.Persistence.Misconf)
 	}
-	// A replicated group is ready only with a known leader: its check goes
-	// here. A single server is its own leader.
+	// A node of a replicated group takes writes (its own as leader, or
+	// forwarded) only while a leader is known and serving; a single
+	// server is its own leader.
+	switch {
+	case gs == nil || gs.Leading:
+	case !gs.Running:
+		why = append(why, "not attached to its Raft group")
+	case gs.LeaderID == "":
+		why = append(why, "no Raft leader known (election under way, or no majority reachable)")
+	case gs.State == "leader":
+		why = append(why, "elected Raft leader, catching up with the log")
+	case gs.LeaderAddr == "":
+		why = append(why, "Raft leader "+gs.LeaderID+" known but its client address not yet")
+	}
 	return why
 }
 
@@ -144,9 +174,12 @@ func (l promLogger) Println(v ...any) { l.logf("warning", "Metrics: %s", fmt.Spr
 // statsCollector turns the server's Stats into metrics at each scrape.
 type statsCollector struct {
 	srv *lockredis.Server
+	g   group // nil: a single server
 }
 
-func newStatsCollector(srv *lockredis.Server) *statsCollector { return &statsCollector{srv: srv} }
+func newStatsCollector(srv *lockredis.Server, g group) *statsCollector {
+	return &statsCollector{srv: srv, g: g}
+}
 
 // The metrics, all under lockredis_.
 var (
@@ -207,8 +240,15 @@ var (
 	descLoadingLoaded = newDesc("loading_loaded_bytes", "Bytes of it loaded so far (0 when not loading).")
 	descLoadingETA    = newDesc("loading_eta_seconds", "Estimated time left to load, Redis's estimate (0 when not loading).")
 
-	// The replicated group's state (role, term, leader, commit and applied
-	// indexes) goes here when it exists, read from Stats.
+	// A replicated node's view of its group (replication.Status); only
+	// for a node of a group.
+	descRaftLeader      = newDesc("raft_leader", "1 while this node leads its Raft group and serves as leader.")
+	descRaftLeaderKnown = newDesc("raft_leader_known", "1 while this node knows a leader that serves (what /readyz needs).")
+	descRaftState       = newDesc("raft_state", "1 for this node's Raft state (leader, follower, candidate, shutdown).", "state")
+	descRaftTerm        = newDesc("raft_term", "The Raft term this node is in.")
+	descRaftLastIndex   = newDesc("raft_last_log_index", "The last index of this node's Raft log.")
+	descRaftCommitIndex = newDesc("raft_commit_index", "The last index this node knows committed by a majority.")
+	descRaftApplied     = newDesc("raft_applied_index", "The last index applied to this node's keyspace.")
 )
 
 func newDesc(name, help string, labels ...string) *prometheus.Desc {
@@ -221,13 +261,23 @@ func (c *statsCollector) Describe(chan<- *prometheus.Desc) {}
 
 func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	st, ok := c.srv.Stats()
+	gs := groupStatus(c.g)
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	counter := func(d *prometheus.Desc, v int64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
-	gauge(descReady, b2f(len(notReady(st, ok)) == 0))
+	gauge(descReady, b2f(len(notReady(st, ok, gs)) == 0))
+	if gs != nil {
+		gauge(descRaftLeader, b2f(gs.Leading))
+		gauge(descRaftLeaderKnown, b2f(len(notReady(lockredis.Stats{}, true, gs)) == 0))
+		gauge(descRaftState, 1, gs.State)
+		gauge(descRaftTerm, float64(gs.Term))
+		gauge(descRaftLastIndex, float64(gs.LastIndex))
+		gauge(descRaftCommitIndex, float64(gs.CommitIndex))
+		gauge(descRaftApplied, float64(gs.AppliedIndex))
+	}
 	gauge(descInfo, 1, lockredis.Version, lockredis.RedisVersion)
 	if !ok {
 		return

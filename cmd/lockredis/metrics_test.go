@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis"
+	"github.com/lockredis/lockredis/replication"
 )
 
 func TestCheckMetricsBind(t *testing.T) {
@@ -42,16 +43,26 @@ func TestNotReady(t *testing.T) {
 		name    string
 		st      lockredis.Stats
 		running bool
+		gs      *replication.Status
 		want    string
 	}{
-		{"ready", lockredis.Stats{}, true, ""},
-		{"not running", lockredis.Stats{}, false, "server not running"},
-		{"loading", lockredis.Stats{Loading: lockredis.LoadingInfo{Loading: true, Percent: 42.5}}, true, "loading the keyspace (42.50%)"},
-		{"fence", lockredis.Stats{RestartFenceActive: true, RestartFenceLeft: 1500 * time.Millisecond}, true, "restart fence active (2 s left)"},
+		{"ready", lockredis.Stats{}, true, nil, ""},
+		{"not running", lockredis.Stats{}, false, nil, "server not running"},
+		{"loading", lockredis.Stats{Loading: lockredis.LoadingInfo{Loading: true, Percent: 42.5}}, true, nil, "loading the keyspace (42.50%)"},
+		{"fence", lockredis.Stats{RestartFenceActive: true, RestartFenceLeft: 1500 * time.Millisecond}, true, nil, "restart fence active (2 s left)"},
 		{"misconf", lockredis.Stats{Persistence: lockredis.PersistInfo{Misconf: "MISCONF Errors writing to the AOF file: No space left on device"}}, true,
-			"writes refused: MISCONF Errors writing to the AOF file: No space left on device"},
+			nil, "writes refused: MISCONF Errors writing to the AOF file: No space left on device"},
+		{"group leader", lockredis.Stats{}, true, &replication.Status{Running: true, State: "leader", Leading: true, LeaderID: "1"}, ""},
+		{"group follower", lockredis.Stats{}, true, &replication.Status{Running: true, State: "follower", LeaderID: "1", LeaderAddr: "10.0.0.1:6379"}, ""},
+		{"no leader", lockredis.Stats{}, true, &replication.Status{Running: true, State: "candidate"},
+			"no Raft leader known (election under way, or no majority reachable)"},
+		{"leader catching up", lockredis.Stats{}, true, &replication.Status{Running: true, State: "leader", LeaderID: "1"},
+			"elected Raft leader, catching up with the log"},
+		{"leader unannounced", lockredis.Stats{}, true, &replication.Status{Running: true, State: "follower", LeaderID: "2"},
+			"Raft leader 2 known but its client address not yet"},
+		{"detached", lockredis.Stats{}, true, &replication.Status{State: "shutdown"}, "not attached to its Raft group"},
 	} {
-		if got := strings.Join(notReady(tc.st, tc.running), "; "); got != tc.want {
+		if got := strings.Join(notReady(tc.st, tc.running, tc.gs), "; "); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
