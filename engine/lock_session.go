@@ -363,39 +363,47 @@ func (r *lockRegistry) loadSessions() {
 	})
 }
 
-// indexSessions rebuilds the index from the session keys in tx (anything
-// indexed before is forgotten, not ended: its key's end was already
-// acted on where it happened) and returns the connections' sessions
-// among them, sorted, so that ending them runs in the same order on
-// every node.
+// indexSessions rebuilds the index from the session keys stored in tx,
+// expired or not, and writes nothing (a new leader calls it before it
+// serves, when a write would wait for a commit that only comes once it
+// serves; an expired one ends when the key is deleted, as any session).
+// What was indexed before is forgotten, not ended: its key's end was
+// acted on where it happened. It returns the connections' sessions,
+// sorted, so that ending them runs in the same order on every node.
 func (r *lockRegistry) indexSessions(tx *Tx) []string {
-	r.mu.Lock()
-	r.sessions = make(map[string]*lockSession)
-	r.sessionOf = make(map[holderKey]string)
-	r.mu.Unlock()
-	var keys []string
-	tx.ScanStored(0, []byte(sessionKeyPrefix), func(key string, _ Value, _ bool) bool {
+	sessions := make(map[string]*lockSession)
+	sessionOf := make(map[holderKey]string)
+	var keys []dbKey
+	var conns []string
+	tx.ScanStored(0, []byte(sessionKeyPrefix), func(key string, v Value, _ bool) bool {
 		if !strings.HasPrefix(key, sessionKeyPrefix) {
 			return false
 		}
-		keys = append(keys, key)
+		if v.Type != TypeHash {
+			return true
+		}
+		s := decodeSession(key[len(sessionKeyPrefix):], v)
+		sessions[s.id] = s
+		for hk := range s.locks {
+			sessionOf[hk] = s.id
+		}
+		if s.client != 0 {
+			conns = append(conns, s.id)
+		}
+		keys = append(keys, dbKey{0, key})
 		return true
 	})
-	for _, k := range keys {
-		r.sessionTouched(tx, dbKey{0, k})
-	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	var conns []string
-	for id, s := range r.sessions {
-		if s.client != 0 {
-			conns = append(conns, id)
-		}
-	}
+	r.sessions, r.sessionOf = sessions, sessionOf
 	for c, id := range r.connSess {
-		if r.sessions[id] == nil {
+		if sessions[id] == nil {
 			delete(r.connSess, c)
 		}
+	}
+	r.updateListening()
+	r.mu.Unlock()
+	for _, k := range keys {
+		r.armKey(tx, k) // a named session's TTL (no timer on a follower)
 	}
 	sort.Strings(conns)
 	return conns
@@ -424,7 +432,7 @@ func (o OrphanedSessions) Len() int { return len(o.ids) }
 // them with EndSessions once it serves.
 func (e *Engine) OrphanedSessions() OrphanedSessions {
 	var ids []string
-	e.Do(true, 0, func(tx *Tx) { ids = e.locks.indexSessions(tx) })
+	e.Do(false, 0, func(tx *Tx) { ids = e.locks.indexSessions(tx) })
 	return OrphanedSessions{ids}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
 )
 
 // isToken reports whether a reply is a fencing token.
@@ -251,3 +253,49 @@ func TestLockSessionExpiryReleasesAll(t *testing.T) {
 		t.Fatalf("sessions left: %s", got)
 	}
 }
+
+// A new leader of a replicated group (replication's takeOver) ends the
+// connections' sessions it inherits, since no connection survives a
+// leader change: OrphanedSessions takes them without writing, EndSessions
+// ends them as closed connections' (waiters served), a named session
+// keeps its lock, and a second EndSessions finds nothing left to end.
+func TestOrphanedSessionsEnd(t *testing.T) {
+	te := newTestEngine(t)
+	// Batches are numbered only while a listener takes them, as in a
+	// replicated server.
+	te.ks.SetChangeListener(discardChanges{})
+	holder := te.newClient()
+	if got := holder.do("LOCK.ACQUIRE", "conn", "a", "60000", "SESSION", "LOCKDELAY", "0"); !isToken(got) {
+		t.Fatalf("session lock: %s", got)
+	}
+	id := strings.Trim(holder.do("LOCK.SESSION", "CREATE", "60000"), `"`)
+	if got := holder.do("LOCK.ACQUIRE", "named", "b", "60000", "SESSIONID", id); !isToken(got) {
+		t.Fatalf("named-session lock: %s", got)
+	}
+	waiter := te.newClient().block("LOCK.ACQUIRE", "conn", "w", "60000", "WAIT", "0")
+	before := te.LastChangeSeq()
+	orphans := te.OrphanedSessions()
+	if orphans.Len() != 1 {
+		t.Fatalf("OrphanedSessions: %d sessions, want the connection's 1", orphans.Len())
+	}
+	if te.LastChangeSeq() != before || before == 0 {
+		t.Fatalf("OrphanedSessions wrote (change seq %d, then %d)", before, te.LastChangeSeq())
+	}
+	if n := te.EndSessions(orphans); n != 1 {
+		t.Fatalf("EndSessions ended %d, want 1", n)
+	}
+	if got := served(t, waiter); !isToken(got) {
+		t.Fatalf("waiter of the ended session's lock: %s", got)
+	}
+	if got := holder.do("GET", "named"); got != `"b"` {
+		t.Fatalf("named session's lock: %s", got)
+	}
+	if n := te.EndSessions(orphans); n != 0 {
+		t.Fatalf("EndSessions again ended %d", n)
+	}
+}
+
+// discardChanges is a ChangeListener that keeps nothing.
+type discardChanges struct{}
+
+func (discardChanges) Committed(*keyspace.ChangeBatch) func() { return nil }
