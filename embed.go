@@ -1,6 +1,7 @@
 package lockredis
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -215,8 +216,12 @@ type Server struct {
 	clientTLS *tls.Config // RunTLS's generated certificate (selfsigned.go)
 
 	// Do's client: it keeps its SELECT, MULTI and WATCH between calls.
+	// doMu is held while a command runs, not while it waits (a blocking
+	// command); doStop is closed when the server closes, which ends those
+	// waits.
 	doMu   sync.Mutex
 	doSess *engine.Session
+	doStop chan struct{}
 	// The direct helpers' client (Get, Set, DB(n)...), never in MULTI.
 	helperMu   sync.Mutex
 	helperSess *engine.Session
@@ -399,6 +404,7 @@ func (s *Server) start() error {
 	maxClients := int(given.Int("maxclients"))
 	s.srv = resp.New(eng, resp.Options{MaxClients: maxClients, Logf: s.opts.Logf, Hub: hub, Router: router})
 	s.doSess = engine.NewSession(engine.KindEmbed)
+	s.doStop = make(chan struct{})
 	s.helperSess = engine.NewSession(engine.KindEmbed)
 	s.helperSess.Direct = true // SetError spares it, CommandCount skips it
 	for _, sess := range []*engine.Session{s.doSess, s.helperSess} {
@@ -444,6 +450,7 @@ func (s *Server) Close() error {
 
 func (s *Server) close() error {
 	s.closed = true
+	close(s.doStop) // Do's waiting commands answer as if timed out
 	s.live.Store(nil)
 	err := s.srv.Close()
 	s.serving.Wait()
@@ -572,12 +579,44 @@ func (s *Server) Now() time.Time { return s.eng.Clock.Now() }
 // as a connection's commands, and returns its reply. That client starts on
 // database 0 and keeps its state between calls, like a connection: SELECT,
 // MULTI (later commands answer QUEUED until EXEC), WATCH. It is already
-// authenticated. A blocking command that finds nothing answers at once
-// as if it timed out, as inside MULTI.
+// authenticated. A blocking command (BLPOP, LOCK.ACQUIRE ... WAIT) waits
+// as a connection's would: until it is served or its timeout passes (its
+// timeout reply), or the server closes. Other goroutines' Do calls run
+// meanwhile; DoContext also stops waiting when its context is done.
 func (s *Server) Do(args ...string) engine.Reply {
+	rep, _ := s.DoContext(context.Background(), args...)
+	return rep
+}
+
+// DoContext is Do with a context for a blocking command: when ctx is done
+// before the command is served, the command gives up (a lock it would
+// have been granted goes to the next in line) and DoContext returns its
+// timeout reply and ctx's error.
+func (s *Server) DoContext(ctx context.Context, args ...string) (engine.Reply, error) {
+	if len(args) == 0 {
+		return s.dispatch(s.doSess, args), nil
+	}
+	bargs := make([][]byte, len(args))
+	for i, a := range args {
+		bargs[i] = []byte(a)
+	}
+	var rec engine.Recorder
 	s.doMu.Lock()
-	defer s.doMu.Unlock()
-	return s.dispatch(s.doSess, args)
+	sess := s.doSess
+	sess.Alive = func() bool { return ctx.Err() == nil }
+	s.eng.Dispatch(sess, nil, bargs, &rec)
+	b := sess.Blocked
+	sess.Blocked = nil
+	stop := s.doStop
+	s.doMu.Unlock()
+	if b == nil {
+		return rec.Last(), nil
+	}
+	rep, _ := b.Await(stop, ctx.Done())
+	if err := ctx.Err(); err != nil {
+		return b.TimeoutReply, err
+	}
+	return rep, nil
 }
 
 // dispatch runs args on sess and returns the reply.

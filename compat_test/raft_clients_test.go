@@ -3,7 +3,6 @@ package compat
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -191,5 +190,5 @@ func eventuallyOK(t *testing.T, what string, fn func() error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatal(fmt.Sprintf("%s: %v", what, err))
+	t.Fatalf("%s: %v", what, err)
 }

@@ -5,39 +5,66 @@ import (
 	"time"
 )
 
-// Blocking commands (BLPOP, BRPOP, BLMOVE...). A command that finds nothing
-// to pop calls c.Block: it writes no reply, and the connection waits on
-// the returned *Blocked. The transaction that later pushes to one of the
-// keys serves waiters itself, first come first served, by running each
-// waiter's command inside that same transaction (as Redis does right after
-// the pushing command). A waiter's state moves once, under its mutex, from
-// waiting to served or to cancelled, so an element popped for a client
-// that timed out at the same moment is never lost.
+// Waiting, for every caller. A command that finds nothing to do yet
+// (BLPOP on empty lists, LOCK.ACQUIRE ... WAIT on a held lock) parks
+// itself as a *Blocked and writes no reply; whoever ran it (a connection
+// in resp/, the Go API's Do, later a forwarded command) finds it in
+// Session.Blocked and calls Await, which ends in one of four ways: the
+// command was served by a transaction that changed one of its keys, its
+// deadline passed, CLIENT UNBLOCK ended it, or the caller stopped waiting
+// (the server closes, a context is cancelled, the client left).
+//
+// A Blocked moves once, under its mutex, from waiting to served or to
+// ended, so an element popped (or a lock granted) for a client that timed
+// out at the same moment is never lost. A client that left is found out
+// at the latest when it would be served: the serving transaction asks the
+// session's Alive probe first, and skips a dead client for the next one.
+//
+// List, sorted-set and stream waiters are kept per key in the blocking
+// registry below; lock waiters in the lock queue (lockqueue.go), which
+// hands locks over itself.
 
 type blockState uint8
 
 const (
 	blockWaiting blockState = iota
-	blockServed
-	blockCancelled
+	blockServed             // the command ran: rec holds its reply
+	blockEnded              // given up: final is the reply, if deliver
+)
+
+// endReason says why a wait ended without the command being served.
+type endReason uint8
+
+const (
+	endTimeout endReason = iota // its deadline passed
+	endAbort                    // the client left, or the server stops
+	endUnblock                  // CLIENT UNBLOCK
 )
 
 // Blocked is a command waiting for one of its keys.
 type Blocked struct {
 	e        *Engine
 	sess     *Session
+	db       int // the database it blocked in
 	cmd      *Command
 	args     [][]byte
 	keys     []dbKey
-	want     Type      // the type a key must hold to serve it; typeMissing: no key
+	want     Type      // the type a key must hold to serve it
 	Deadline time.Time // zero: wait forever
 	// TimeoutReply is what the client gets if nothing arrives in time.
 	TimeoutReply Reply
 
-	// onCancel runs when the wait is given up; onAbandon when the command
-	// was served but its connection went away before the reply could
-	// reach it (LOCK.ACQUIRE passes such a grant on, lockqueue.go).
-	onCancel, onAbandon func()
+	// alive is the session's Alive probe when it blocked: false once the
+	// client cannot take a reply any more.
+	alive func() bool
+	// onEnd runs when the wait is given up, with tx the transaction it
+	// happens in (nil outside one); onAbandon when the command was served
+	// but its client went away before the reply could reach it (a lock
+	// granted to it passes on, lockqueue.go).
+	onEnd     func(tx *Tx, why endReason)
+	onAbandon func()
+	// registered: the blocking registry holds it (not a lock waiter).
+	registered bool
 
 	// readyFn, when set, decides instead of want whether a changed key
 	// serves the command now (a stream waiter needs entries newer than
@@ -46,45 +73,149 @@ type Blocked struct {
 	readyFn  func(tx *Tx, key []byte, signaled bool) bool
 	signaled map[string]bool // under the registry's mu
 
-	mu    sync.Mutex
-	state blockState
-	rec   Recorder
+	mu      sync.Mutex
+	state   blockState
+	final   Reply // blockEnded: the reply to send when deliver
+	deliver bool
+	rec     Recorder
+	// ready is closed when the wait is settled by someone else than the
+	// waiter: served, unblocked, or dropped for a client found gone.
 	ready chan struct{}
 }
 
-// typeMissing is the want of a waiter served when its key does not exist
-// (LOCK.ACQUIRE ... WAIT): no stored value has type 0.
-const typeMissing Type = 0
-
-// Ready is closed when the command has been served.
+// Ready is closed when the command has been served (or ended by the
+// server: CLIENT UNBLOCK, a client found gone).
 func (b *Blocked) Ready() <-chan struct{} { return b.ready }
 
 // Reply returns the served command's reply; call it after Ready.
 func (b *Blocked) Reply() Reply { return b.rec.Last() }
 
-// Cancel gives up waiting (timeout, disconnect). It returns false if the
-// command was served meanwhile: the caller must then deliver Reply.
-func (b *Blocked) Cancel() bool {
-	b.mu.Lock()
+// isAlive asks the client's probe, if it has one.
+func (b *Blocked) isAlive() bool { return b.alive == nil || b.alive() }
+
+// endLocked moves a waiting b to ended, under b.mu. It reports false when
+// b was no longer waiting.
+func (b *Blocked) endLocked(rep Reply, deliver bool) bool {
 	if b.state != blockWaiting {
-		b.mu.Unlock()
 		return false
 	}
-	b.state = blockCancelled
-	b.mu.Unlock()
-	b.e.blocks.remove(b)
-	if b.onCancel != nil {
-		b.onCancel()
-	}
+	b.state, b.final, b.deliver = blockEnded, rep, deliver
 	return true
 }
 
-// Abandon is called by the connection instead of delivering Reply when
-// the client left after the command was served (Cancel returned false).
+// end gives up a waiting b (tx: the transaction it happens in, nil
+// outside one) and reports whether it was still waiting. byServer: the
+// waiter is woken (its Ready closes) to send final.
+func (b *Blocked) end(tx *Tx, why endReason, rep Reply, deliver, byServer bool) bool {
+	b.mu.Lock()
+	ok := b.endLocked(rep, deliver)
+	b.mu.Unlock()
+	if !ok {
+		return false
+	}
+	b.finish(tx, why, byServer)
+	return true
+}
+
+// finish is what follows a waiting b's end: it leaves its registry, and
+// the waiter is woken when someone else ended it.
+func (b *Blocked) finish(tx *Tx, why endReason, byServer bool) {
+	if b.registered {
+		b.e.blocks.remove(b)
+	}
+	if b.onEnd != nil {
+		b.onEnd(tx, why)
+	}
+	if byServer {
+		close(b.ready)
+	}
+}
+
+// Cancel gives up waiting as a client that left would. It returns false
+// if the command was served (or ended) meanwhile.
+func (b *Blocked) Cancel() bool { return b.end(nil, endAbort, b.TimeoutReply, false, false) }
+
+// Abandon is called instead of delivering Reply when the client left
+// after the command was served.
 func (b *Blocked) Abandon() {
 	if b.onAbandon != nil {
 		b.onAbandon()
 	}
+}
+
+// Await waits for the end of a blocked command: served, its deadline,
+// CLIENT UNBLOCK, stop closed (the server closes, a context is
+// cancelled: the timeout reply), or gone closed (the client left: nothing
+// to send). It returns the reply to send, and false when there is none:
+// the client left, before it was served or right after (a lock granted to
+// it is then passed on). Either channel may be nil.
+func (b *Blocked) Await(stop, gone <-chan struct{}) (Reply, bool) {
+	sess := b.sess
+	defer sess.blocked.CompareAndSwap(b, nil)
+	var timeout <-chan time.Time
+	if !b.Deadline.IsZero() {
+		t := time.NewTimer(b.Deadline.Sub(b.e.Clock.Now()))
+		defer t.Stop()
+		timeout = t.C
+	}
+	why, left := endAbort, false
+	select {
+	case <-b.ready:
+	case <-timeout:
+		why = endTimeout
+	case <-stop:
+	case <-gone:
+		left = true
+	}
+	if b.end(nil, why, b.TimeoutReply, !left, false) {
+		return b.TimeoutReply, !left
+	}
+	b.mu.Lock()
+	state, final, deliver := b.state, b.final, b.deliver
+	b.mu.Unlock()
+	if state == blockEnded {
+		return final, deliver
+	}
+	if left || closed(gone) || !b.isAlive() {
+		// Served as the client left: nobody will read the reply.
+		b.Abandon()
+		return Reply{}, false
+	}
+	return b.Reply(), true
+}
+
+// closed reports whether ch (nil: never) is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// errUnblocked is the reply of a client ended by CLIENT UNBLOCK ... ERROR.
+var errUnblocked = replyError("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+
+// unblockClient is CLIENT UNBLOCK: it ends the blocked command of client
+// id, which then answers its timeout reply, or the UNBLOCKED error. It
+// reports whether there was one.
+func (e *Engine) unblockClient(tx *Tx, id int64, withError bool) bool {
+	e.clientsMu.Lock()
+	s := e.clients[id]
+	e.clientsMu.Unlock()
+	if s == nil {
+		return false
+	}
+	b := s.blocked.Load()
+	if b == nil {
+		return false
+	}
+	rep := b.TimeoutReply
+	if withError {
+		rep = Reply{Kind: KindError, Str: errUnblocked.Error()}
+	}
+	return b.end(tx, endUnblock, rep, true, true)
 }
 
 // servedKeys returns the keys a blocking command is to try: keys, or only
@@ -98,37 +229,45 @@ func (c *Call) servedKeys(keys [][]byte) [][]byte {
 	return [][]byte{c.served}
 }
 
-// CanBlock reports whether this call may block: only a command run by a
-// client connection on its own. Inside MULTI/EXEC or a script, blocking
-// commands answer at once, as in Redis.
+// CanBlock reports whether this call may block: only a client's command
+// run on its own (a connection's, the Go API's). Inside MULTI/EXEC or a
+// script, blocking commands answer at once, as in Redis.
 func (c *Call) CanBlock() bool { return c.canBlock }
 
 // Block parks the command until one of keys (in the current database)
 // holds a value of type want, or timeout passes (0: forever), when
 // onTimeout is the reply. The handler must return without a reply; the
-// connection finds the request in Session.Blocked.
+// caller finds the request in Session.Blocked.
 func (c *Call) Block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) {
-	c.block(keys, want, timeout, onTimeout)
+	b := c.parked(timeout, onTimeout)
+	b.want = want
+	for _, k := range keys {
+		b.keys = append(b.keys, dbKey{c.Tx.DB, string(k)})
+	}
+	c.E.blocks.add(b)
 }
 
 // BlockUntil is Block with a readiness test of its own: the command runs
 // again, with args (c.served set), when ready reports true for a key.
 func (c *Call) BlockUntil(keys, args [][]byte, timeout time.Duration, onTimeout Reply, ready func(tx *Tx, key []byte, signaled bool) bool) {
-	b := c.block(keys, TypeStream, timeout, onTimeout)
-	b.args = args
-	b.readyFn = ready
-}
-
-func (c *Call) block(keys [][]byte, want Type, timeout time.Duration, onTimeout Reply) *Blocked {
-	b := &Blocked{e: c.E, sess: c.S, cmd: c.Cmd, args: c.Args, want: want, ready: make(chan struct{}), TimeoutReply: onTimeout}
-	if timeout > 0 {
-		b.Deadline = c.E.Clock.Now().Add(timeout)
-	}
+	b := c.parked(timeout, onTimeout)
+	b.want, b.args, b.readyFn = TypeStream, args, ready
 	for _, k := range keys {
 		b.keys = append(b.keys, dbKey{c.Tx.DB, string(k)})
 	}
 	c.E.blocks.add(b)
+}
+
+// parked makes the Blocked of this call and hands it to its session; the
+// caller registers it where it waits.
+func (c *Call) parked(timeout time.Duration, onTimeout Reply) *Blocked {
+	b := &Blocked{e: c.E, sess: c.S, db: c.Tx.DB, cmd: c.Cmd, args: c.Args, ready: make(chan struct{}),
+		TimeoutReply: onTimeout, alive: c.S.Alive}
+	if timeout > 0 {
+		b.Deadline = c.E.Clock.Now().Add(timeout)
+	}
 	c.S.Blocked = b
+	c.S.blocked.Store(b)
 	return b
 }
 
@@ -149,6 +288,7 @@ func (r *blockRegistry) add(b *Blocked) {
 	for _, k := range b.keys {
 		r.byKey[k] = append(r.byKey[k], b)
 	}
+	b.registered = true
 	r.count++
 	r.e.listening.Add(1)
 }
@@ -156,10 +296,6 @@ func (r *blockRegistry) add(b *Blocked) {
 func (r *blockRegistry) remove(b *Blocked) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.removeLocked(b)
-}
-
-func (r *blockRegistry) removeLocked(b *Blocked) {
 	found := false
 	for _, k := range b.keys {
 		list := r.byKey[k]
@@ -182,7 +318,8 @@ func (r *blockRegistry) removeLocked(b *Blocked) {
 	}
 }
 
-// Waiting is the number of blocked clients (INFO blocked_clients).
+// Waiting is the number of clients blocked on lists, sorted sets and
+// streams.
 func (r *blockRegistry) Waiting() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -203,9 +340,9 @@ func (r *blockRegistry) keyTouched(tx *Tx, k dbKey) {
 // first served; a quiet change (Tx.quiet) comes here without a signal.
 func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 	for {
-		// The first waiter the key can serve goes first. Waiters of one
-		// kind (list pops, locks) are ready alike, so this is the head of
-		// the queue for them; stream readers each wait after their own ID.
+		// The first waiter the key can serve goes first. List and sorted
+		// set waiters are ready alike, so this is the head of the queue
+		// for them; stream readers each wait after their own ID.
 		r.mu.Lock()
 		list := append([]*Blocked(nil), r.byKey[k]...)
 		r.mu.Unlock()
@@ -226,9 +363,16 @@ func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 			r.remove(b)
 			continue
 		}
-		// The waiter's goroutine is parked, so its session (still on the
-		// database it blocked in) is safe to use here.
-		tx.e.serveBlocked(tx, b.sess, b.cmd, b.args, []byte(k.key), &b.rec)
+		if !b.isAlive() {
+			// The client left before the data came: it goes to the next.
+			b.endLocked(Reply{}, false)
+			b.mu.Unlock()
+			b.finish(tx, endAbort, true)
+			continue
+		}
+		// The waiter's goroutine is parked, so its session is safe to
+		// use here.
+		tx.e.serveBlocked(tx, b.sess, b.db, b.cmd, b.args, []byte(k.key), &b.rec)
 		b.state = blockServed
 		b.mu.Unlock()
 		r.remove(b)
@@ -237,8 +381,8 @@ func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 }
 
 // ready reports whether the key can serve b's command now: it holds a
-// value of the type b waits for, or, for a lock waiter, it is gone; a
-// stream waiter's own test decides for it.
+// value of the type b waits for; a stream waiter's own test decides for
+// it.
 func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 	if b.readyFn != nil {
 		r.mu.Lock()
@@ -251,13 +395,7 @@ func (r *blockRegistry) ready(tx *Tx, k dbKey, b *Blocked) bool {
 		return ok
 	}
 	v, ok := tx.GetIn(k.db, []byte(k.key))
-	if b.want == typeMissing {
-		return !ok
-	}
-	if !ok {
-		return false
-	}
-	return v.Type == b.want
+	return ok && v.Type == b.want
 }
 
 // SignalReady tells the stream waiters of key (in the current database)
@@ -295,30 +433,16 @@ func (r *blockRegistry) clearSignals(k dbKey) {
 	}
 }
 
-// dbFlushed reports the keys lock waiters wait for as changed, so that
-// the flush that empties them hands each to its first waiter, and the
-// keys of stream waiters, whose XREADGROUP learns that its stream is
-// gone (Redis's scanDatabaseForDeletedStreams); a list waiter has
-// nothing to gain from a flush.
+// dbFlushed reports the keys of stream waiters as changed, so that their
+// XREADGROUP learns that its stream is gone (Redis's
+// scanDatabaseForDeletedStreams); a list waiter has nothing to gain from
+// a flush.
 func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, list := range r.byKey {
-		if (db < 0 || k.db == db) && len(list) > 0 && (list[0].want == typeMissing || list[0].want == TypeStream) {
+		if (db < 0 || k.db == db) && len(list) > 0 && list[0].want == TypeStream {
 			tx.touch(k.db, k.key)
 		}
 	}
-}
-
-// lockWaiters counts the clients waiting for key k to be missing.
-func (r *blockRegistry) lockWaiters(k dbKey) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, b := range r.byKey[k] {
-		if b.want == typeMissing {
-			n++
-		}
-	}
-	return n
 }

@@ -462,9 +462,9 @@ func cmdClientReply(c *Call) {
 	}
 }
 
-// cmdClientUnblock validates as Redis and answers 0. TODO: unblock the
-// client's BLPOP/BLMOVE... once the engine can wake a waiter from another
-// connection; until then no client is reported unblocked.
+// cmdClientUnblock ends the blocked command of a client (BLPOP, XREAD
+// BLOCK, LOCK.ACQUIRE ... WAIT...): it answers its timeout reply, or with
+// ERROR the UNBLOCKED error. 1 if the client was blocked, else 0.
 func cmdClientUnblock(c *Call) {
 	if len(c.Args) > 4 {
 		subcommandSyntaxError(c)
@@ -474,8 +474,14 @@ func cmdClientUnblock(c *Call) {
 		c.Err(errUnblockReason)
 		return
 	}
-	if _, ok := ParseInt(c.Args[2]); !ok {
+	id, ok := ParseInt(c.Args[2])
+	if !ok {
 		c.Err(ErrNotInteger)
+		return
+	}
+	withError := len(c.Args) == 4 && EqualFold(c.Args[3], "error")
+	if c.E.unblockClient(c.Tx, id, withError) {
+		c.W.Int(1)
 		return
 	}
 	c.W.Int(0)

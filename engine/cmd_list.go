@@ -645,15 +645,23 @@ func blockingCommands() []*Command {
 }
 
 // parseBlockTimeout reads a timeout in seconds the way Redis 7.0 does:
-// a long double, times 1000, converted to long long. Like the C cast on
-// x86-64, a value too large for that (or inf) becomes negative.
+// a long double, times 1000, rounded up to a whole millisecond (ceill),
+// converted to long long: 0.001 is 1 ms, not 0 (forever). Like the C cast
+// on x86-64, a value too large for that (or inf) becomes negative.
 func parseBlockTimeout(b []byte, nowMs int64) (time.Duration, error) {
 	f, ok := parseLongDouble(b)
 	if !ok {
 		return 0, errTimeoutNotFloat
 	}
-	ms, _ := new(big.Float).Mul(f, big.NewFloat(1000)).Int(nil) // truncates toward zero
-	if f.IsInf() || !ms.IsInt64() {
+	if f.IsInf() {
+		return 0, ErrTimeoutNegative
+	}
+	prod := new(big.Float).SetPrec(64).Mul(f, big.NewFloat(1000))
+	ms, acc := prod.Int(nil) // truncates toward zero
+	if acc == big.Below {
+		ms.Add(ms, big.NewInt(1)) // a positive fraction: ceill rounds up
+	}
+	if !ms.IsInt64() {
 		return 0, ErrTimeoutNegative
 	}
 	n := ms.Int64()

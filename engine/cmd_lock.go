@@ -4,294 +4,418 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
-	"time"
 )
 
-// LOCK.* commands: the server knows it holds locks. A lock is a plain
-// string key holding its owner, with a TTL, so that GET, PTTL, DEL and the
-// release scripts of every client keep working on it. The queue, the
-// hand-over and session locks live in lockqueue.go.
+// LOCK.* commands: the server knows it holds locks. A lock is its key, in
+// the layout the client that would take it without these commands uses
+// (lock_layout.go), so that GET, PTTL, DEL and the release scripts of
+// every client keep working on it. The queue, the hand-over and the
+// waiters live in lockqueue.go, sessions in lock_session.go.
 
 // Error replies of this file's commands (errors.go has the shared ones).
+// lockredis's own commands name the argument that is wrong, as Redis's
+// newer commands do.
 var (
-	errLockDelayNegative = errors.New("ERR LOCKDELAY is negative")
+	errLockNumkeys     = replyError("ERR numkeys should be greater than 0")
+	errPermitsPositive = replyError("ERR PERMITS should be greater than 0")
 )
+
+// errLockArgNotInteger is the reply for an option of a lock command that is
+// not an integer: "ERR <name> is not an integer or out of range".
+func errLockArgNotInteger(name string) error {
+	return errors.New("ERR " + name + " is not an integer or out of range")
+}
+
+// errLockArgNegative is the reply for an option that may not be negative.
+func errLockArgNegative(name string) error { return errors.New("ERR " + name + " is negative") }
 
 func lockCommands() []*Command {
 	return []*Command{
 		{Name: "lock.acquire", Handler: cmdLockAcquire},
+		{Name: "lock.acquireall", Handler: cmdLockAcquireAll},
 		{Name: "lock.release", Handler: cmdLockRelease},
+		{Name: "lock.releaseall", Handler: cmdLockReleaseAll},
 		{Name: "lock.extend", Handler: cmdLockExtend},
 		{Name: "lock.info", Handler: cmdLockInfo},
 		{Name: "lock.list", Handler: cmdLockList},
 		{Name: "lock.token", Handler: cmdLockToken},
 		{Name: "lock.check", Handler: cmdLockCheck},
+		lockSessionCommand(),
 	}
 }
 
-// parseLockTTL reads a TTL in milliseconds as SET PX does: positive, and
-// its deadline must fit.
+// parseLockTTL reads a TTL in milliseconds: positive, and its deadline
+// must fit; anything else is an invalid expire time, as SET's.
 func parseLockTTL(c *Call, b []byte) (int64, error) {
 	n, ok := ParseInt(b)
-	switch {
-	case !ok:
-		return 0, ErrNotInteger
-	case n <= 0 || n > math.MaxInt64-c.Tx.Ms:
+	if !ok || n <= 0 || n > math.MaxInt64-c.Tx.Ms {
 		return 0, ErrInvalidExpire(c.Cmd.FullName)
 	}
 	return n, nil
 }
 
-// parseLockMs reads a duration in milliseconds that may be 0; a negative
-// one is refused with neg.
-func parseLockMs(b []byte, neg error) (int64, error) {
+// parseLockMs reads a duration in milliseconds that may be 0, for the
+// option name (its errors say which).
+func parseLockMs(c *Call, b []byte, name string) (int64, error) {
 	n, ok := ParseInt(b)
 	switch {
-	case !ok:
-		return 0, ErrNotInteger
+	case !ok || n > math.MaxInt64-c.Tx.Ms:
+		return 0, errLockArgNotInteger(name)
 	case n < 0:
-		return 0, neg
+		return 0, errLockArgNegative(name)
 	}
 	return n, nil
 }
 
-// cmdLockAcquire is LOCK.ACQUIRE key owner ttl-ms [WAIT timeout-ms]
-// [SESSION] [LOCKDELAY ms]: the fencing token when granted, nil when not.
+// parseLockOptions reads [WAIT ms] [SESSION | SESSIONID id] [LOCKDELAY
+// ms] [SHARED | PERMITS n] from args into req (permits: whether SHARED
+// and PERMITS are allowed).
+func parseLockOptions(c *Call, args [][]byte, req *lockRequest, modes bool) error {
+	req.delayMs = c.E.locks.delayMs.Load()
+	delaySet := false
+	for i := 0; i < len(args); i++ {
+		opt := args[i]
+		more := i+1 < len(args)
+		var err error
+		switch {
+		case EqualFold(opt, "session") && req.sessID == "":
+			req.connSess = true
+		case more && EqualFold(opt, "sessionid") && !req.connSess:
+			req.sessID = string(args[i+1])
+			i++
+		case more && EqualFold(opt, "wait"):
+			req.waitMs, err = parseLockMs(c, args[i+1], "timeout")
+			req.wait = true
+			i++
+		case more && EqualFold(opt, "lockdelay"):
+			req.delayMs, err = parseLockMs(c, args[i+1], "LOCKDELAY")
+			delaySet = true
+			i++
+		case modes && EqualFold(opt, "shared") && req.mode == modeExclusive:
+			req.mode = modeShared
+		case modes && more && EqualFold(opt, "permits") && req.mode == modeExclusive:
+			n, ok := ParseInt(args[i+1])
+			switch {
+			case !ok:
+				err = errLockArgNotInteger("PERMITS")
+			case n <= 0:
+				err = errPermitsPositive
+			}
+			req.mode, req.permits = modePermits, n
+			i++
+		default:
+			return ErrSyntax
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if req.sessID != "" && !delaySet {
+		req.delayMs = -1 // the session's own, looked up when granted
+	}
+	return nil
+}
+
+// sessionDelay fills in the lock-delay a SESSIONID request takes from its
+// session.
+func sessionDelay(tx *Tx, req *lockRequest) {
+	if req.delayMs >= 0 {
+		return
+	}
+	req.delayMs = 0
+	if v, ok := tx.GetIn(0, sessionKey(req.sessID)); ok && v.Type == TypeHash {
+		req.delayMs = decodeSession(req.sessID, v).delay
+	}
+}
+
+// cmdLockAcquire is LOCK.ACQUIRE key owner ttl-ms [WAIT ms] [SESSION |
+// SESSIONID id] [LOCKDELAY ms] [SHARED | PERMITS n]: the fencing token
+// when granted, nil when not.
 func cmdLockAcquire(c *Call) {
-	key, owner := c.Args[1], string(c.Args[2])
-	ttl, err := parseLockTTL(c, c.Args[3])
+	req := lockRequest{keys: c.Args[1:2], owner: string(c.Args[2])}
+	var err error
+	if req.ttl, err = parseLockTTL(c, c.Args[3]); err == nil {
+		err = parseLockOptions(c, c.Args[4:], &req, true)
+	}
 	if err != nil {
 		c.Err(err)
 		return
 	}
-	wait, waitMs := false, int64(0)
-	session, delayMs := false, c.E.locks.delayMs.Load()
-	for i := 4; i < len(c.Args); i++ {
-		opt := c.Args[i]
-		more := i+1 < len(c.Args)
-		switch {
-		case EqualFold(opt, "session"):
-			session = true
-		case more && EqualFold(opt, "wait"):
-			if waitMs, err = parseLockMs(c.Args[i+1], ErrTimeoutNegative); err != nil {
-				c.Err(err)
-				return
-			}
-			wait = true
-			i++
-		case more && EqualFold(opt, "lockdelay"):
-			if delayMs, err = parseLockMs(c.Args[i+1], errLockDelayNegative); err != nil {
-				c.Err(err)
-				return
-			}
-			i++
-		default:
-			c.Err(ErrSyntax)
-			return
-		}
-	}
+	sessionDelay(c.Tx, &req)
+	c.E.locks.acquire(c, &req)
+}
 
-	tx, r := c.Tx, &c.E.locks
-	k := dbKey{tx.DB, string(key)}
-	v, exists := tx.Get(key)
-	switch {
-	case exists && v.Type == TypeString && v.Payload == owner:
-		// Held by this owner already: a retry after a lost reply. Reset
-		// the TTL and answer the same token.
-		v.ExpireAt = tx.Ms + ttl
-		tx.Put(key, v)
-		tx.Notify(NotifyGeneric, "expire", key) // as a PEXPIRE
-	case exists || (c.E.blocks.lockWaiters(k) > 0 && !r.servedWaiter(c.S)):
-		// Held (by another owner, or as another type, as SET NX sees it),
-		// or freed inside this very transaction with clients queued for
-		// it: they come first.
-		if !wait || !c.CanBlock() {
-			c.W.Null() // WAIT inside MULTI or a script is no wait
-			return
-		}
-		b := c.block([][]byte{key}, typeMissing, time.Duration(waitMs)*time.Millisecond, Reply{Kind: KindNull})
-		r.parked(c.S, tx.Now)
-		b.onCancel = func() { r.waitEnded(b) }
-		b.onAbandon = func() { r.abandoned(b, k, owner) }
-		r.armExpiry(k, v, exists, c.E.blocks.lockWaiters(k))
+// cmdLockAcquireAll is LOCK.ACQUIREALL numkeys key [key ...] owner ttl-ms
+// [WAIT ms] [SESSION | SESSIONID id] [LOCKDELAY ms]: exclusive locks on
+// every key or on none; the array of their tokens, or nil.
+func cmdLockAcquireAll(c *Call) {
+	keys, rest, err := lockKeys(c)
+	if err == nil && len(rest) < 2 {
+		err = ErrSyntax
+	}
+	if err != nil {
+		c.Err(err)
 		return
-	default:
-		// A grant, whether at once or to a queued waiter, is a
-		// SET key owner PX ttl NX: "new", "set", "expire".
-		tx.Put(key, Value{Type: TypeString, ExpireAt: tx.Ms + ttl, Payload: owner})
-		tx.Notify(NotifyString, "set", key)
-		tx.Notify(NotifyGeneric, "expire", key)
 	}
-	token, _ := tx.Token(key)
-	r.granted(tx, c.S, k, owner, token, session, delayMs)
-	c.W.Int(int64(token))
+	req := lockRequest{keys: keys, owner: string(rest[0]), all: true}
+	if req.ttl, err = parseLockTTL(c, rest[1]); err == nil {
+		err = parseLockOptions(c, rest[2:], &req, false)
+	}
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	sessionDelay(c.Tx, &req)
+	c.E.locks.acquire(c, &req)
 }
 
-// ownedString returns the lock at key if it is a string holding owner.
-func ownedString(tx *Tx, key []byte, owner []byte) (Value, bool) {
-	v, ok := tx.Get(key)
-	if !ok || v.Type != TypeString || v.Payload != string(owner) {
-		return Value{}, false
+// lockKeys reads numkeys key [key ...] at c.Args[1:] and returns the
+// keys (each once) and the arguments after them.
+func lockKeys(c *Call) (keys, rest [][]byte, err error) {
+	n, ok := ParseInt(c.Args[1])
+	if !ok || n <= 0 {
+		return nil, nil, errLockNumkeys
 	}
-	return v, true
+	if n > int64(len(c.Args)-2) {
+		return nil, nil, ErrSyntax
+	}
+	seen := make(map[string]bool, n)
+	for _, k := range c.Args[2 : 2+n] {
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys, c.Args[2+n:], nil
 }
 
-// cmdLockRelease is LOCK.RELEASE key owner: 1 if it deleted the key.
+// cmdLockRelease is LOCK.RELEASE key owner: 1 if owner held the lock
+// (whatever its kind) and gave it up, else 0.
 func cmdLockRelease(c *Call) {
-	if _, ok := ownedString(c.Tx, c.Args[1], c.Args[2]); !ok {
-		c.W.Int(0)
-		return
-	}
-	c.Tx.Delete(c.Args[1])
-	c.Tx.Notify(NotifyGeneric, "del", c.Args[1]) // as a DEL
-	c.W.Int(1)
+	c.W.Int(int64(releaseLock(c, c.Args[1], string(c.Args[2]))))
 }
 
-// cmdLockExtend is LOCK.EXTEND key owner ttl-ms: 1 if it set the TTL.
+// cmdLockReleaseAll is LOCK.RELEASEALL numkeys key [key ...] owner: how
+// many of the keys owner held and gave up.
+func cmdLockReleaseAll(c *Call) {
+	keys, rest, err := lockKeys(c)
+	if err == nil && len(rest) != 1 {
+		err = ErrSyntax
+	}
+	if err != nil {
+		c.Err(err)
+		return
+	}
+	n := 0
+	for _, k := range keys {
+		n += releaseLock(c, k, string(rest[0]))
+	}
+	c.W.Int(int64(n))
+}
+
+// releaseLock releases owner's hold on key; 1 if it had one. A session
+// that held it forgets it.
+func releaseLock(c *Call, key []byte, owner string) int {
+	if !releaseHolder(c.Tx, key, owner) {
+		return 0
+	}
+	c.E.locks.forgetSessionLock(c.Tx, holderKey{c.Tx.DB, string(key), owner})
+	return 1
+}
+
+// cmdLockExtend is LOCK.EXTEND key owner ttl-ms: 1 if owner holds the
+// lock (whatever its kind) and its hold now expires ttl-ms from now.
 func cmdLockExtend(c *Call) {
 	ttl, err := parseLockTTL(c, c.Args[3])
 	if err != nil {
 		c.Err(err)
 		return
 	}
-	v, ok := ownedString(c.Tx, c.Args[1], c.Args[2])
-	if !ok {
+	owner := string(c.Args[2])
+	lv := viewLock(c.Tx, c.Tx.DB, c.Args[1])
+	if _, ok := lv.holder(owner); !ok && !(lv.kind == lockRWWrite && hasHolder(&lv, owner+":write")) {
 		c.W.Int(0)
 		return
 	}
-	v.ExpireAt = c.Tx.Ms + ttl
-	c.Tx.Put(c.Args[1], v)
 	c.W.Int(1) // as a PEXPIRE: the reply, then the event
-	c.Tx.Notify(NotifyGeneric, "expire", c.Args[1])
+	extendHolder(c.Tx, c.Args[1], owner, ttl)
 }
 
-// Lock kinds LOCK.INFO and LOCK.LIST recognise, by the layouts unmodified
-// clients leave behind.
-const (
-	lockString    = "string"    // redsync, redislock, redis-py, node-redlock: key = owner
-	lockRedisson  = "redisson"  // Redisson RLock: hash {uuid:thread -> reentry count}
-	lockSemaphore = "semaphore" // redis-semaphore: zset {holder id -> acquire time ms}
-	lockOther     = "other"
-)
-
-// lockShape is what a key's value says about the lock it is.
-type lockShape struct {
-	kind       string
-	owners     []string
-	reentries  int64 // Redisson: the sum of the counts
-	acquiredMs int64 // -1: unknown
-}
-
-// shapeOf recognises the layout of v. A string is a lock owned by its
-// value. A hash is a Redisson lock when each field (but a read/write lock's
-// "mode") maps to a positive count. A zset is a semaphore when its scores
-// are whole milliseconds. Hash fields whose expiry has passed at now (unix
-// ms) are not there.
-func shapeOf(v Value, now int64) lockShape {
-	sh := lockShape{kind: lockOther, acquiredMs: -1}
-	switch v.Type {
-	case TypeString:
-		sh.kind, sh.owners = lockString, []string{v.Payload}
-	case TypeHash:
-		var owners []string
-		var sum int64
-		ok := true
-		h := decodeHash(v.Payload)
-		h.hideExpired(hashFieldExpiry(v.Payload), now)
-		h.each(func(f, val string) {
-			if f == "mode" {
-				return
-			}
-			n, isInt := ParseInt(StringBytes(val))
-			if !isInt || n <= 0 || !strings.Contains(f, ":") {
-				ok = false
-			}
-			owners = append(owners, f)
-			sum += n
-		})
-		if ok && len(owners) > 0 {
-			sh.kind, sh.owners, sh.reentries = lockRedisson, owners, sum
-		}
-	case TypeZSet:
-		z := decodeZset(v.Payload)
-		owners := make([]string, 0, len(z.ents))
-		first := int64(-1)
-		for _, e := range z.ents {
-			if e.score < 0 || e.score != math.Trunc(e.score) || e.score > 1<<53 {
-				return sh
-			}
-			owners = append(owners, e.member)
-			if first < 0 || int64(e.score) < first {
-				first = int64(e.score)
-			}
-		}
-		if len(owners) > 0 {
-			sh.kind, sh.owners, sh.acquiredMs = lockSemaphore, owners, first
-		}
-	}
-	return sh
-}
-
-// ttlMs is PTTL's answer for v: -1 without expiry.
-func ttlMs(tx *Tx, v Value) int64 {
-	if v.ExpireAt == 0 {
-		return -1
-	}
-	return max(v.ExpireAt-tx.Ms, 0)
+func hasHolder(lv *lockView, owner string) bool {
+	_, ok := lv.holder(owner)
+	return ok
 }
 
 // cmdLockInfo is LOCK.INFO key: what kind of lock the key is, who holds
 // it, its token, TTL, waiters, whether it is a session lock, since when,
-// and Redisson's reentry count; nil for a missing key.
+// Redisson's reentry count, a semaphore's permits, each holder, and the
+// queue; nil for a missing key.
 func cmdLockInfo(c *Call) {
 	key := c.Args[1]
-	v, ok := c.Tx.Get(key)
-	if !ok {
+	tx := c.Tx
+	lv := viewLock(tx, tx.DB, key)
+	if !lv.held() {
 		c.W.Null()
 		return
 	}
-	k := dbKey{c.Tx.DB, string(key)}
-	sh := shapeOf(v, c.Tx.Ms)
-	session := false
-	if sh.kind == lockString {
-		if h, ok := c.E.locks.holder(k, sh.owners[0]); ok {
-			sh.acquiredMs, session = h.acquiredMs, h.session != nil
+	r := &c.E.locks
+	k := dbKey{tx.DB, string(key)}
+	owners := make([]string, len(lv.holders))
+	var reentries int64
+	sessions := make([]string, len(lv.holders))
+	inSession := false
+	for i, h := range lv.holders {
+		owners[i] = h.owner
+		reentries += h.count
+		if id, ok := r.sessionOfLock(holderKey{tx.DB, string(key), h.owner}); ok {
+			sessions[i], inSession = id, true
 		}
 	}
+	acquiredMs := int64(-1)
+	switch {
+	case lv.kind == lockSemaphore && len(lv.holders) > 0:
+		for _, h := range lv.holders {
+			if !h.ours && (acquiredMs < 0 || h.score < acquiredMs) {
+				acquiredMs = h.score
+			}
+		}
+		fallthrough
+	case len(lv.holders) > 0:
+		if at, ok := r.grantedAt(k, lv.holders[0].owner, lv.holders[0].token); ok && (acquiredMs < 0 || at < acquiredMs) {
+			acquiredMs = at
+		}
+	}
+	r.mu.Lock()
+	queue := append([]*lockWaiter(nil), r.queues[k]...)
+	r.mu.Unlock()
+
 	w := c.W
-	w.Map(8)
+	w.Map(11)
 	w.BulkString("kind")
-	w.BulkString(sh.kind)
+	w.BulkString(lv.kind)
 	w.BulkString("owners")
-	w.Array(len(sh.owners))
-	for _, o := range sh.owners {
+	w.Array(len(owners))
+	for _, o := range owners {
 		w.BulkString(o)
 	}
 	w.BulkString("token")
-	if tok, ok := c.Tx.Token(key); ok {
+	if tok, ok := tx.Token(key); ok {
 		w.Int(int64(tok))
 	} else {
 		w.Null()
 	}
 	w.BulkString("ttl")
-	w.Int(ttlMs(c.Tx, v))
+	w.Int(ttlAt(tx, lv.v.ExpireAt))
 	w.BulkString("waiters")
-	w.Int(int64(c.E.blocks.lockWaiters(k)))
+	w.Int(int64(len(queue)))
 	w.BulkString("session")
-	w.Bool(session)
+	w.Bool(inSession)
 	w.BulkString("acquired_at")
-	if sh.acquiredMs >= 0 {
-		w.Int(sh.acquiredMs)
+	if acquiredMs >= 0 {
+		w.Int(acquiredMs)
 	} else {
 		w.Null()
 	}
 	w.BulkString("reentries")
-	if sh.kind == lockRedisson {
-		w.Int(sh.reentries)
+	if lv.kind == lockRedisson || lv.kind == lockRWWrite {
+		w.Int(reentries)
 	} else {
 		w.Null()
 	}
+	w.BulkString("permits")
+	if lv.kind == lockSemaphore && lv.permits > 0 {
+		w.Int(lv.permits)
+	} else {
+		w.Null()
+	}
+	// holders: [owner, token, ttl, session] each; nil where unknown.
+	w.BulkString("holders")
+	w.Array(len(lv.holders))
+	for i, h := range lv.holders {
+		w.Array(4)
+		w.BulkString(h.owner)
+		if h.token != 0 {
+			w.Int(int64(h.token))
+		} else {
+			w.Null()
+		}
+		w.Int(h.ttl)
+		if sessions[i] != "" {
+			w.BulkString(sessions[i])
+		} else {
+			w.Null()
+		}
+	}
+	// queue: [owner, mode, keys] each, first come first.
+	w.BulkString("queue")
+	w.Array(len(queue))
+	for _, qw := range queue {
+		w.Array(3)
+		w.BulkString(qw.req.owner)
+		mode := qw.req.mode.String()
+		if qw.req.mode == modePermits {
+			mode += " " + strconv.FormatInt(qw.req.permits, 10)
+		}
+		w.BulkString(mode)
+		w.Int(int64(len(qw.keys)))
+	}
+}
+
+// lockKindOf classifies a stored value by its layout alone, without the
+// companion keys (LOCK.LIST walks many keys): its kind and first owner,
+// or "" when it is no lock.
+func lockKindOf(v Value, now int64) (kind, first string) {
+	switch v.Type {
+	case TypeString:
+		return lockString, v.Payload
+	case TypeHash:
+		h := decodeHash(v.Payload)
+		h.hideExpired(hashFieldExpiry(v.Payload), now)
+		mode, hasMode := h.get([]byte("mode"))
+		ok, n := true, 0
+		h.each(func(f, val string) {
+			if f == "mode" {
+				return
+			}
+			c, isInt := ParseInt(StringBytes(val))
+			if !isInt || c <= 0 || (!hasMode && !containsByte(f, ':')) {
+				ok = false
+			}
+			if n == 0 {
+				first = f
+			}
+			n++
+		})
+		switch {
+		case !ok || n == 0:
+		case !hasMode:
+			return lockRedisson, first
+		case mode == "read":
+			return lockShared, first
+		case mode == "write":
+			return lockRWWrite, first
+		}
+	case TypeZSet:
+		z := decodeZset(v.Payload)
+		for _, e := range z.ents {
+			if e.score < 0 || e.score != math.Trunc(e.score) || e.score > 1<<53 {
+				return "", ""
+			}
+		}
+		if len(z.ents) > 0 {
+			return lockSemaphore, z.ents[0].member
+		}
+	}
+	return "", ""
+}
+
+func containsByte(s string, b byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == b {
+			return true
+		}
+	}
+	return false
 }
 
 // cmdLockList is LOCK.LIST [cursor] [MATCH pattern] [COUNT n]: SCAN over
@@ -337,16 +461,16 @@ func cmdLockList(c *Call) {
 		}
 	}
 	type entry struct {
-		sh  lockShape
-		ttl int64
+		kind, first string
+		ttl         int64
 	}
 	var entries []entry
 	next, keys := scanKeys(c, cursor, pattern, count, false, func(_ string, v Value) bool {
-		sh := shapeOf(v, c.Tx.Ms)
-		if sh.kind == lockOther {
+		kind, first := lockKindOf(v, c.Tx.Ms)
+		if kind == "" {
 			return false
 		}
-		entries = append(entries, entry{sh, ttlMs(c.Tx, v)})
+		entries = append(entries, entry{kind, first, ttlAt(c.Tx, v.ExpireAt)})
 		return true
 	})
 	var buf [20]byte
@@ -357,10 +481,10 @@ func cmdLockList(c *Call) {
 		e := entries[i]
 		c.W.Array(5)
 		c.W.BulkString(key)
-		c.W.BulkString(e.sh.kind)
-		c.W.BulkString(e.sh.owners[0])
+		c.W.BulkString(e.kind)
+		c.W.BulkString(e.first)
 		c.W.Int(e.ttl)
-		c.W.Int(int64(c.E.blocks.lockWaiters(dbKey{c.Tx.DB, key})))
+		c.W.Int(int64(c.E.locks.queued(dbKey{c.Tx.DB, key})))
 	}
 }
 
@@ -376,8 +500,9 @@ func cmdLockToken(c *Call) {
 }
 
 // cmdLockCheck answers LOCK.CHECK key token: 1 when the key exists and its
-// token is token, else 0 (Chubby's CheckSequencer, for resources that
-// cannot keep the largest token they have seen).
+// token (or the token of one of its shared or semaphore holders) is
+// token, else 0 (Chubby's CheckSequencer, for resources that cannot keep
+// the largest token they have seen).
 func cmdLockCheck(c *Call) {
 	want, ok := ParseInt(c.Args[2])
 	if !ok {
@@ -388,6 +513,13 @@ func cmdLockCheck(c *Call) {
 	if exists && int64(token) == want {
 		c.W.Int(1)
 		return
+	}
+	// A shared lock's or a semaphore's holders have tokens of their own.
+	for _, h := range viewLock(c.Tx, c.Tx.DB, c.Args[1]).holders {
+		if h.token != 0 && int64(h.token) == want {
+			c.W.Int(1)
+			return
+		}
 	}
 	c.W.Int(0)
 }

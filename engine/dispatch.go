@@ -225,18 +225,25 @@ func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, 
 		e.call(c, w, start)
 		tx.popCall()
 	case cmd.Flags.Has(FlagNoKeyspace):
-		c := &Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient}
+		c := &Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.mayBlock()}
 		e.call(c, w, start)
 	default:
 		// The Call lives in the pooled Tx and the body is a plain
 		// function, so running a command allocates nothing here.
 		tx := e.getTx()
 		tx.client = s
-		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.Kind == KindClient, Tx: tx}
+		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, canBlock: s.mayBlock(), Tx: tx}
 		tx.callW, tx.callStart = w, start
 		tx.replyMark, tx.retractable = replyMark(w)
 		e.do(tx, cmd.Flags&(FlagWrite|FlagWriteTx) != 0, s.DB, runCall)
 	}
+}
+
+// mayBlock reports whether the session's own commands may wait: a
+// connection's and the Go API's (Server.Do), not a script's nor the Go
+// API's direct helpers.
+func (s *Session) mayBlock() bool {
+	return s.Kind == KindClient || (s.Kind == KindEmbed && !s.Direct)
 }
 
 // runCall is the body of the transaction run opens.
@@ -368,10 +375,11 @@ func unknownCommandOrSubcommand(t *Table, args [][]byte) error {
 }
 
 // serveBlocked runs the command of a blocked client inside the transaction
-// that gave its key data. Its call was counted when it blocked, as Redis
-// counts a blocked command once, when it is served.
-func (e *Engine) serveBlocked(tx *Tx, s *Session, cmd *Command, args [][]byte, key []byte, w Writer) {
-	tx.DB = s.DB
+// that gave its key data, in the database it blocked in. Its call was
+// counted when it blocked, as Redis counts a blocked command once, when it
+// is served.
+func (e *Engine) serveBlocked(tx *Tx, s *Session, db int, cmd *Command, args [][]byte, key []byte, w Writer) {
+	tx.DB = db
 	c := tx.pushCall()
 	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx, served: key}
 	// The restart fence holds for a served waiter too: a lock handed over

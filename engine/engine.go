@@ -207,9 +207,16 @@ func Open(c Config) (*Engine, error) {
 
 // Load reads the keyspace (the append-only file, or Config.Restore),
 // logging its progress and showing it in INFO persistence, then starts
-// persistence and the expiry sweeper (keyspace.Store.Load). It runs once,
-// after Open; after an error the engine must be closed.
-func (e *Engine) Load() error { return e.ks.Load() }
+// persistence and the expiry sweeper (keyspace.Store.Load), and indexes the
+// lock sessions it holds. It runs once, after Open; after an error the
+// engine must be closed.
+func (e *Engine) Load() error {
+	if err := e.ks.Load(); err != nil {
+		return err
+	}
+	e.locks.loadSessions() // lock_session.go: the sessions the keyspace holds
+	return nil
+}
 
 // init sets up the command layer's parts once the keyspace is open: each
 // part binds the parameters it applies (in its own file), then every
@@ -352,7 +359,7 @@ func (e *Engine) Sessions() []*Session {
 }
 
 // BlockedClients is the number of clients waiting in a blocking command.
-func (e *Engine) BlockedClients() int { return e.blocks.Waiting() }
+func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }
 
 // ClientCount is the number of connected clients.
 func (e *Engine) ClientCount() int {

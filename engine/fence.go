@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -19,8 +20,8 @@ func (e *Engine) fenceRefuses(tx *Tx, cmd *Command, args [][]byte, w Writer) boo
 	if cmd.Flags&FlagDenyOOM == 0 {
 		return false
 	}
-	left := e.ks.RestartFenceHolds()
-	if left <= 0 {
+	err := e.fenceError()
+	if err == nil {
 		return false
 	}
 	last := cmd.LastKey
@@ -30,10 +31,21 @@ func (e *Engine) fenceRefuses(tx *Tx, cmd *Command, args [][]byte, w Writer) boo
 	step := max(cmd.Step, 1)
 	for i := cmd.FirstKey; i > 0 && i <= last && i < len(args); i += step {
 		if !tx.Exists(args[i]) {
-			secs := int64(math.Ceil(left.Seconds()))
-			w.Error("TRYAGAIN restart fence: new keys refused for another " + strconv.FormatInt(secs, 10) + " s")
+			w.Error(err.Error())
 			return true
 		}
 	}
 	return false
+}
+
+// fenceError is the fence's TRYAGAIN while it refuses new keys, nil once
+// it is lifted. The lock queue asks it before each grant that creates a
+// key, whatever the command's key positions (LOCK.ACQUIREALL).
+func (e *Engine) fenceError() error {
+	left := e.ks.RestartFenceHolds()
+	if left <= 0 {
+		return nil
+	}
+	secs := int64(math.Ceil(left.Seconds()))
+	return errors.New("TRYAGAIN restart fence: new keys refused for another " + strconv.FormatInt(secs, 10) + " s")
 }

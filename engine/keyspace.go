@@ -61,7 +61,13 @@ func (e *Engine) Snapshot() (*Snapshot, error) { return e.ks.Snapshot() }
 func (e *Engine) SetActiveExpire(on bool) { e.ks.SetActiveExpire(on) }
 
 // Sweep deletes expired keys now (keyspace/sweep.go).
-func (e *Engine) Sweep(budget time.Duration) int { return e.ks.Sweep(budget) }
+func (e *Engine) Sweep(budget time.Duration) int {
+	n := e.ks.Sweep(budget)
+	// Lock deadlines that are not key expiries (a semaphore holder's),
+	// for a manual clock, which the lock timers do not follow.
+	e.locks.fireDue()
+	return n
+}
 
 // Persistence reports the state of the append-only file.
 func (e *Engine) Persistence() PersistInfo { return e.ks.Persistence() }

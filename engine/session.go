@@ -41,8 +41,16 @@ type Session struct {
 	OnReset func()
 
 	// Blocked is set by a blocking command that found nothing: the
-	// connection waits on it instead of replying.
+	// caller waits on it (Blocked.Await) instead of replying.
 	Blocked *Blocked
+	// blocked is the command this client waits in, for CLIENT UNBLOCK.
+	blocked atomic.Pointer[Blocked]
+
+	// Alive, when set, reports whether the client can still take a reply
+	// (a connection: its peer has not closed; the Go API: its context is
+	// not done). A transaction serving a blocked client asks it first,
+	// under the engine lock: it must be quick and never block.
+	Alive func() bool
 
 	multi *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch *watchSet   // WATCHed keys, nil when none

@@ -161,8 +161,9 @@ func (e *Engine) appendCommandStats(out []CommandStats, cmd *Command) []CommandS
 // statsSnapshot copies the lock layer's figures.
 func (r *lockRegistry) statsSnapshot() LockStats {
 	st := &r.stats
+	held, _ := r.heldCounts()
 	return LockStats{
-		Held:             r.held(),
+		Held:             held,
 		Waiters:          r.waiting(),
 		Granted:          st.granted.Load(),
 		QueueGrants:      st.queueGrants.Load(),

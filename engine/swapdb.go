@@ -71,6 +71,9 @@ func (tx *Tx) Swapped(a, b int) {
 	for _, k := range tx.e.blocks.keysIn(a, b) {
 		tx.e.blocks.keyTouched(tx, k)
 	}
+	for _, k := range tx.e.locks.keysIn(a, b) {
+		tx.e.locks.serve(tx, k)
+	}
 }
 
 // keysIn lists the keys of databases a and b that clients are blocked on.

@@ -107,6 +107,12 @@ func (tx *Tx) Token(key []byte) (uint64, bool) {
 	return v.Token, ok
 }
 
+// TakeToken hands out a fencing token that no key creation takes: a grant
+// inside a key that already exists (a semaphore's holder, engine's
+// lock_layout.go). The counter after the transaction goes with its
+// change batch, as for any token.
+func (tx *Tx) TakeToken() uint64 { return tx.s.tokens.take(tx.s.cfg.Logf) }
+
 // tokenFor is the token Put writes for bkey before it knows whether the key
 // exists: the token of the key when this transaction just read it, else
 // the next counter value (fresh, not taken yet). Put corrects it after the

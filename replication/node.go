@@ -345,14 +345,15 @@ func (n *Node) takeOver() {
 		n.cfg.Logf("warning", "New leader could not announce itself: %v", err)
 		return
 	}
-	// Every session lock known now is orphaned (engine/lock_sessions.go);
-	// taken before serving, so that none granted from now on is among them.
-	orphans := n.eng.SessionLocks()
+	// Every connection's lock session known now is orphaned (sessions
+	// are keys, engine/lock_session.go); taken before serving, so that
+	// none of a connection served from now on is among them.
+	orphans := n.eng.OrphanedSessions()
 	n.leading.Store(term)
 	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
-	// No connection that held a session lock survived the change: end
-	// them all, after their lock-delay. In a goroutine: the release waits
+	// No connection that held a session survived the change: end them
+	// all, their locks released after their lock-delay. In a goroutine: the release waits
 	// for its commit, and this one must stay free to hear of a lost
 	// leadership.
 	if orphans.Len() == 0 {
@@ -361,8 +362,8 @@ func (n *Node) takeOver() {
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
-		if k := n.eng.ReleaseSessionLocks(orphans); k > 0 {
-			n.cfg.Logf("notice", "Ended %d session locks whose connections did not survive the leader change", k)
+		if k := n.eng.EndSessions(orphans); k > 0 {
+			n.cfg.Logf("notice", "Ended %d lock sessions whose connections did not survive the leader change", k)
 		}
 	}()
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"sync/atomic"
 	"time"
@@ -66,8 +67,10 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	var raw syscall.RawConn
 	if tc, ok := c.(*net.TCPConn); ok {
 		setKeepAlive(tc, l.srv.eng.TCPKeepAlive(), l.srv.opts.Logf) // cron.go
+		raw, _ = tc.SyscallConn()
 	}
 	sc := newSettleConn(c) // settle.go
 	if sc != nil {
@@ -77,6 +80,7 @@ func (l *guardListener) Accept() (net.Conn, error) {
 		c = newTLSConn(c, l.tls, l.srv.opts.Logf)
 	}
 	g := newGuardConn(c, l.srv.opts.Limits, &l.srv.eng.Stats, l.srv.opts.Logf)
+	g.raw = raw
 	g.queryLimit = l.srv.eng.QueryBufferLimit
 	g.settle = sc
 	return g, nil
@@ -152,6 +156,8 @@ const (
 // redcon flushes the earlier replies, then closes the connection.
 type guardConn struct {
 	net.Conn
+	// raw is the TCP socket under it (under TLS too), for peerClosed.
+	raw    syscall.RawConn
 	limits Limits
 	// queryLimit, when set, is client-query-buffer-limit as CONFIG SET
 	// leaves it, read as each command grows (limits.MaxQueryBuffer else).

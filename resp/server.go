@@ -208,6 +208,9 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	sess.SetConnStats(func() engine.ConnStats { return c.connStats(fd) })
 	gc.needsAuth = func() bool { return s.eng.NeedsAuth(sess) }
 	sess.Close = func() { gc.Conn.Close() }
+	// Asked under the engine lock before a blocked command is served: a
+	// client that closed its connection is skipped for the next one.
+	sess.Alive = func() bool { return !peerClosed(gc.raw) }
 	sess.Done = s.closing
 	sess.BeforeRun = func(cmd *engine.Command) {
 		if c.dc == nil && s.opts.Hub != nil && needsDetach(sess, cmd) {
@@ -320,37 +323,16 @@ func (s *Server) runOne(c *client, args [][]byte) {
 	c.sess.RunAfterReply()
 }
 
-// waitBlocked parks the connection until its blocking command is served,
-// times out, or the server closes.
+// waitBlocked parks the connection until its blocking command ends
+// (engine's Blocked.Await): served, timed out, unblocked, the server
+// closing, or the client gone (then nothing is written).
 func (s *Server) waitBlocked(c *client, b *engine.Blocked) {
-	var timeout <-chan time.Time
-	if !b.Deadline.IsZero() {
-		t := time.NewTimer(b.Deadline.Sub(s.eng.Clock.Now()))
-		defer t.Stop()
-		timeout = t.C
-	}
 	gone, stopWatch := c.gc.watchPeer()
-	select {
-	case <-b.Ready():
-	case <-timeout:
-	case <-s.closing:
-	case <-gone:
-		// The client left: give up, so nothing is popped for nobody.
-	}
+	rep, ok := b.Await(s.closing, gone)
 	stopWatch()
-	if b.Cancel() {
-		b.TimeoutReply.Replay(&c.enc)
-		return
+	if ok {
+		rep.Replay(&c.enc)
 	}
-	select {
-	case <-gone:
-		// Served as the client left: nobody will read the reply. A lock
-		// granted to it passes on at once (engine/lockqueue.go).
-		b.Abandon()
-		return
-	default:
-	}
-	b.Reply().Replay(&c.enc)
 }
 
 // flush hands the encoded reply to redcon, which writes it to the socket
