@@ -170,8 +170,8 @@ go vet ./...
 # chose tests, unless LOCKREDIS_FUZZTIME is set. A crash fails the run and
 # leaves its input in the package's testdata/fuzz/FuzzX/ (commit it with
 # the fix: it then runs as a regression test). So does a stall: an input
-# still running after 1s ends its worker (fuzzWatch in the packages'
-# fuzzwatch_test.go), and the engine writes it out. -fuzzminimizetime
+# still running after 1s ends its worker (internal/fuzzwatch, deferred by
+# each target), and the engine writes it out. -fuzzminimizetime
 # 100x: Go minimizes every new interesting input for up to 60s by
 # default, reporting 0 execs/s all the while; inside a 12s run a late
 # find spent the rest of it minimizing, and the run could end with
