@@ -43,17 +43,22 @@ func cmdMonitor(c *Call) {
 		return
 	}
 	c.S.monitoring.Store(true)
-	c.OK()
-	// The OK first, then the lines: register once the reply is queued.
-	c.S.afterReply = append(c.S.afterReply, func() { c.E.ops.addMonitor(c.S) })
+	c.E.ops.addMonitor(c.S)
 }
 
+// addMonitor queues MONITOR's +OK on s's push path and registers s, both
+// under monMu: a command another client runs once the OK is read is
+// always shown (as in Redis, where both happen in one event-loop turn),
+// and no line can be queued before the OK. (Registering after the reply
+// left a window in which a client that had read the OK could send a
+// command the monitor never saw.)
 func (o *opsState) addMonitor(s *Session) {
 	o.monMu.Lock()
-	if s.monitoring.Load() {
-		o.monitors = append(o.monitors, s)
-		o.monCount.Add(1)
+	if !s.ReplyMuted() {
+		s.push(func(w Writer) { w.Status("OK") })
 	}
+	o.monitors = append(o.monitors, s)
+	o.monCount.Add(1)
 	o.monMu.Unlock()
 }
 
