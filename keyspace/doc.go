@@ -40,6 +40,28 @@
 // back), Finished, and Reset. Store-wide hooks are Config's FieldExpiry,
 // RandIntN, ExpiredKeys, OnSweep and OnFsync.
 //
+// # Files, bottom up
+//
+// No file refers to a name defined in a file above it, so the package
+// reads from the bottom up and a part can be understood without the ones
+// that use it:
+//
+//   - Parts that know no Store: the stored form (value.go, memory.go),
+//     clock.go, errors.go, util.go, expiryqueue.go; batch.go (Change,
+//     ChangeBatch, ChangeListener and their binary form); hooks.go
+//     (TxHooks); memsnap.go (Snapshot); token.go (the token counter);
+//     loading.go, persist.go and fence.go (Load's progress, the AOF
+//     machinery, the restart fence), which get what they need of the store
+//     as values (persistEnv, fenceConfig).
+//   - store.go: Config, Store and Tx, the types that refer to each other,
+//     and StateHandler.
+//   - Over them, each on the ones before it: status.go (what the store
+//     reports of its parts), record.go (a Tx's change recording),
+//     functions.go, tx.go (reads and writes), run.go (running a Tx: Run,
+//     commit, the expiry after a read), swap.go, changes.go (the listener,
+//     Apply, followers), sweep.go, snapshot.go.
+//   - open.go at the top: Open, Load and Close assemble the parts.
+//
 // # What the core guarantees
 //
 //   - Atomicity: a Tx's writes, and the counters kept beside the keyspace

@@ -79,20 +79,30 @@ func parseRestartFence(s string) (mode string, fixed time.Duration, err error) {
 	return "fixed", d, nil
 }
 
+// fenceConfig is what the fence reads of the store's Config: the fence
+// sits below the Store and knows only its own settings.
+type fenceConfig struct {
+	restartFence string        // Config.RestartFence
+	dir          string        // Config.Dir: where the state file lives
+	appendOnly   bool          // Config.AppendOnly
+	appendFsync  string        // Config.AppendFsync
+	maxLockTTL   time.Duration // Config.MaxLockTTL
+}
+
 // newFence reads the previous incarnation's state, decides the fence and
 // marks this incarnation running. dir "" means no state file: a fixed
 // fence then always applies (the embedder asked for it), auto none.
-func newFence(cfg Config, aofPath string, logf func(level, format string, args ...any)) (*fence, error) {
-	mode, fixed, err := parseRestartFence(cfg.RestartFence)
+func newFence(cfg fenceConfig, aofPath string, logf func(level, format string, args ...any)) (*fence, error) {
+	mode, fixed, err := parseRestartFence(cfg.restartFence)
 	if err != nil {
 		return nil, err
 	}
-	f := &fence{mode: mode, fixed: fixed, maxTTL: cfg.MaxLockTTL, bootID: bootID()}
+	f := &fence{mode: mode, fixed: fixed, maxTTL: cfg.maxLockTTL, bootID: bootID()}
 	if aofPath != "" {
 		if f.aof, err = filepath.Abs(aofPath); err != nil {
 			return nil, err
 		}
-		f.fsync = cfg.AppendFsync
+		f.fsync = cfg.appendFsync
 		if f.fsync == "" {
 			f.fsync = FsyncEverySec
 		}
@@ -101,31 +111,31 @@ func newFence(cfg Config, aofPath string, logf func(level, format string, args .
 		f.maxTTL = DefaultMaxLockTTL
 	}
 	var d time.Duration
-	if cfg.Dir == "" {
+	if cfg.dir == "" {
 		if mode == "fixed" {
 			d = fixed
 		}
 	} else {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
 			return nil, err
 		}
-		lk, held, err := lockDir(cfg.Dir)
+		lk, held, err := lockDir(cfg.dir)
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("lock %s: %w", cfg.Dir, err)
-		case held && cfg.AppendOnly:
-			return nil, fmt.Errorf("directory %s is in use by another lockredis process", cfg.Dir)
+			return nil, fmt.Errorf("lock %s: %w", cfg.dir, err)
+		case held && cfg.appendOnly:
+			return nil, fmt.Errorf("directory %s is in use by another lockredis process", cfg.dir)
 		case held:
 			// Two servers sharing a directory cannot share one marker:
 			// the one that has it keeps the fence.
-			logf("warning", "Restart fence: directory %s is in use by another lockredis process; no fence state for this one", cfg.Dir)
+			logf("warning", "Restart fence: directory %s is in use by another lockredis process; no fence state for this one", cfg.dir)
 			if mode == "fixed" {
 				d = fixed
 			}
 			return f.begin(d, logf)
 		}
 		f.dirLk = lk
-		f.path = filepath.Join(cfg.Dir, StateFileName)
+		f.path = filepath.Join(cfg.dir, StateFileName)
 		st, err := readState(f.path)
 		f.tokensReserved = st.tokens // fencing tokens resume after these
 		switch {
@@ -353,30 +363,4 @@ func (f *fence) stop() error {
 	}
 	defer f.release()
 	return f.write(markerClean)
-}
-
-// RestartFenceRemaining is how long the restart fence still refuses new
-// keys (0 when there is none).
-func (s *Store) RestartFenceRemaining() time.Duration {
-	if s.fence == nil || !s.fence.active.Load() {
-		return 0
-	}
-	return max(time.Until(s.fence.until), 0)
-}
-
-// RestartFenceHolds is how long the restart fence still refuses new keys,
-// 0 when it does not; the first call to find it over lifts it for good
-// (and logs so).
-func (s *Store) RestartFenceHolds() time.Duration {
-	if !s.fence.active.Load() {
-		return 0
-	}
-	left := time.Until(s.fence.until)
-	if left <= 0 {
-		if s.fence.active.CompareAndSwap(true, false) {
-			s.Logf("notice", "Restart fence lifted: new keys accepted again")
-		}
-		return 0
-	}
-	return left
 }

@@ -63,58 +63,6 @@ type LoadingInfo struct {
 	ETA         time.Duration
 }
 
-// Loading reports Load's progress.
-func (s *Store) Loading() LoadingInfo {
-	l := &s.loading
-	li := LoadingInfo{Loading: l.active.Load()}
-	ms := l.start.Load()
-	if !li.Loading || ms == 0 {
-		return li
-	}
-	li.Start = time.UnixMilli(ms)
-	li.TotalBytes = l.total.Load()
-	switch l.step.Load() {
-	case loadRead:
-		li.LoadedBytes = min(l.read.Load(), li.TotalBytes)
-	case loadIndex, loadDone:
-		li.LoadedBytes = li.TotalBytes
-	}
-	remaining := int64(1)
-	if li.TotalBytes > 0 {
-		li.Percent = float64(li.LoadedBytes) / float64(li.TotalBytes) * 100
-		remaining = li.TotalBytes - li.LoadedBytes
-	}
-	// Redis's estimate, in whole seconds: the time so far, scaled by
-	// what is left.
-	elapsed := int64(time.Since(li.Start) / time.Second)
-	eta := int64(1)
-	if elapsed > 0 {
-		eta = elapsed * remaining / (li.LoadedBytes + 1)
-	}
-	li.ETA = time.Duration(eta) * time.Second
-	return li
-}
-
-// Loaded reports whether Load has finished successfully: the keyspace is
-// there and commands run.
-func (s *Store) Loaded() bool { return s.loading.ok.Load() }
-
-// IsLoading reports whether Load has not finished yet (it may not have
-// started): the cheap check of the LOADING refusal.
-func (s *Store) IsLoading() bool { return s.loading.active.Load() }
-
-// AfterLoad runs fn once the keyspace is loaded, before commands that
-// need it are let through (luasvc reads the stored functions): at the end
-// of Load, or at once when it already ran. Call it before Load starts or
-// after it returned, not while it runs.
-func (s *Store) AfterLoad(fn func()) {
-	if s.Loaded() {
-		fn()
-		return
-	}
-	s.loading.after = append(s.loading.after, fn)
-}
-
 // begin starts the report of a load of path (":memory:": a snapshot of
 // size bytes, whose reader counts itself). keys counts the keys indexed.
 func (l *loadState) begin(path string, size int64, keys func() int64, logf func(level, format string, args ...any)) {

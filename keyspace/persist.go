@@ -47,9 +47,18 @@ const (
 	fsyncRetryEvery    = 100 * time.Millisecond
 )
 
+// persistEnv is what the store lends its persister.
+type persistEnv struct {
+	db      *buntdb.DB
+	stop    <-chan struct{} // closed when the store closes
+	wg      *sync.WaitGroup // the store's goroutines, waited for by Close
+	logf    func(level, format string, args ...any)
+	onFsync func(policy string, d time.Duration) // Config.OnFsync; nil: none
+}
+
 // persister is the fsync and rewrite machinery of a file-backed store.
 type persister struct {
-	s      *Store
+	persistEnv
 	path   string
 	policy string
 
@@ -99,17 +108,16 @@ func persistPrepare(path string, logf func(level, format string, args ...any)) e
 
 // checkPersistConfig validates the persistence settings as redis-server
 // does at start (appendfsync in any case, appendfilename a plain name) and
-// puts AppendFsync in lower case. The CLI relies on it: it passes these
+// returns the policy in lower case. The CLI relies on it: it passes these
 // values through unchecked.
-func checkPersistConfig(cfg *Config) error {
-	if err := checkFsyncPolicy(cfg.AppendFsync); err != nil {
-		return err
+func checkPersistConfig(fsync, filename string) (policy string, err error) {
+	if err := checkFsyncPolicy(fsync); err != nil {
+		return "", err
 	}
-	cfg.AppendFsync = strings.ToLower(cfg.AppendFsync)
-	if strings.ContainsAny(cfg.AppendFilename, "/\\") {
-		return fmt.Errorf("appendfilename can't be a path, just a filename, got %q", cfg.AppendFilename)
+	if strings.ContainsAny(filename, "/\\") {
+		return "", fmt.Errorf("appendfilename can't be a path, just a filename, got %q", filename)
 	}
-	return nil
+	return strings.ToLower(fsync), nil
 }
 
 // checkFsyncPolicy accepts "" (the default, everysec) and the three
@@ -123,7 +131,7 @@ func checkFsyncPolicy(policy string) error {
 }
 
 // newPersister starts the fsync machinery for an open file-backed db.
-func newPersister(s *Store, path, policy string) (*persister, error) {
+func newPersister(env persistEnv, path, policy string) (*persister, error) {
 	if err := checkFsyncPolicy(policy); err != nil {
 		return nil, err
 	}
@@ -134,7 +142,7 @@ func newPersister(s *Store, path, policy string) (*persister, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &persister{s: s, path: path, policy: policy}
+	p := &persister{persistEnv: env, path: path, policy: policy}
 	p.cond = sync.NewCond(&p.mu)
 	p.fd.Store(f)
 	size, _ := f.Seek(0, io.SeekEnd)
@@ -144,9 +152,9 @@ func newPersister(s *Store, path, policy string) (*persister, error) {
 	return p, nil
 }
 
-// start launches the background goroutines on s.wg.
+// start launches the background goroutines on the store's wg.
 func (p *persister) start() {
-	p.s.wg.Add(1)
+	p.wg.Add(1)
 	go p.background()
 }
 
@@ -181,7 +189,7 @@ func (p *persister) waitDurable() {
 		if !ok {
 			select {
 			case <-time.After(fsyncRetryEvery):
-			case <-p.s.stop:
+			case <-p.stop:
 				// Close waits for the sweeper, which may be one of
 				// these waiters: release them all (close makes the
 				// last attempt).
@@ -216,12 +224,12 @@ func (p *persister) publish(gen uint64, synced, stop bool) {
 // background fsyncs once a second (everysec) and starts automatic
 // rewrites.
 func (p *persister) background() {
-	defer p.s.wg.Done()
+	defer p.wg.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.s.stop:
+		case <-p.stop:
 			return
 		case <-t.C:
 		}
@@ -233,7 +241,7 @@ func (p *persister) background() {
 		}
 		if size, err := p.size(); err == nil && size > autoRewriteMinSize && size > 2*p.baseSize.Load() {
 			if p.rewrite() == nil {
-				p.s.Logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
+				p.logf("notice", "Starting automatic rewriting of AOF on %d%% growth", 100)
 			}
 		}
 	}
@@ -263,14 +271,14 @@ func (p *persister) fsync() error {
 	size, _ := f.Seek(0, io.SeekEnd)
 	start := time.Now()
 	err := f.Sync()
-	if p.s.cfg.OnFsync != nil {
+	if p.onFsync != nil {
 		// LATENCY and Stats' fsync histogram, above; failed ones too.
-		p.s.cfg.OnFsync(p.policy, time.Since(start))
+		p.onFsync(p.policy, time.Since(start))
 	}
 	if err != nil {
 		p.fsyncErrors.Add(1)
 		p.setFsyncErr(err)
-		p.s.Logf("warning", "Error syncing the append only file %s: %v", p.path, err)
+		p.logf("warning", "Error syncing the append only file %s: %v", p.path, err)
 		return err
 	}
 	p.syncedSize = size
@@ -313,7 +321,7 @@ func (p *persister) rewrite() error {
 	p.rewriteWG.Add(1)
 	go func() {
 		defer p.rewriteWG.Done()
-		err := p.s.db.Shrink()
+		err := p.db.Shrink()
 		p.fdMu.Lock()
 		if err == nil {
 			err = p.followRename()
@@ -328,13 +336,13 @@ func (p *persister) rewrite() error {
 		p.fdMu.Unlock()
 		if err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
 			p.rewriteFailed.Store(true)
-			p.s.Logf("warning", "Background AOF rewrite of %s failed: %v", p.path, err)
+			p.logf("warning", "Background AOF rewrite of %s failed: %v", p.path, err)
 		} else if err == nil {
 			p.rewriteFailed.Store(false)
 			p.rewrites.Add(1)
 			p.baseSize.Store(size)
 			p.lastSave.Store(time.Now().Unix())
-			p.s.Logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
+			p.logf("notice", "Background AOF rewrite finished successfully (%s, %d bytes)", p.path, size)
 		}
 	}()
 	return nil
@@ -374,7 +382,7 @@ func (p *persister) setWriteErr(err error) {
 		p.lastWriteErr = ""
 	} else {
 		p.lastWriteErr = err.Error()
-		p.s.Logf("warning", "Error writing to the AOF file %s: %v", p.path, err)
+		p.logf("warning", "Error writing to the AOF file %s: %v", p.path, err)
 	}
 	p.updateMisconf()
 	p.errMu.Unlock()
@@ -388,7 +396,7 @@ func (p *persister) updateMisconf() {
 	}
 	if err == nil {
 		if p.misconf.Swap(nil) != nil {
-			p.s.Logf("notice", "AOF write error looks solved, Redis can write again.")
+			p.logf("notice", "AOF write error looks solved, Redis can write again.")
 		}
 		return
 	}
@@ -423,7 +431,7 @@ func (p *persister) probe() {
 	}
 	var err error
 	// An empty write transaction: buntdb writes nothing at its commit.
-	p.s.db.Update(func(*buntdb.Tx) error {
+	p.db.Update(func(*buntdb.Tx) error {
 		p.fdMu.Lock()
 		err = probeWrite(p.path)
 		p.fdMu.Unlock()
@@ -491,39 +499,6 @@ type PersistInfo struct {
 	Misconf           string // the MISCONF reply writes get now, "" when none
 	LastSave          int64  // unix seconds
 	FsyncErrors       int64  // failed fsyncs since the start
-}
-
-// Persistence reports the state of the append-only file.
-func (s *Store) Persistence() PersistInfo {
-	p := s.persist
-	if p == nil {
-		return PersistInfo{LastSave: s.started.Unix()}
-	}
-	size, _ := p.size()
-	werr, ferr := p.status()
-	return PersistInfo{
-		Enabled: true, Path: p.path, Fsync: p.policy,
-		RewriteInProgress: p.rewriting.Load(), Rewrites: p.rewrites.Load(),
-		RewriteFailed: p.rewriteFailed.Load(), CurrentSize: size, BaseSize: p.baseSize.Load(),
-		LastWriteErr: werr, LastFsyncErr: ferr, LastSave: p.lastSave.Load(),
-		LastErrno: p.lastErrnoOf(), Misconf: s.DiskError(), FsyncErrors: p.fsyncErrors.Load(),
-	}
-}
-
-// RewriteAOF starts a background rewrite of the append-only file.
-func (s *Store) RewriteAOF() error {
-	if s.persist == nil {
-		return ErrNoAOF
-	}
-	return s.persist.rewrite()
-}
-
-// SyncAOF fsyncs the append-only file now (SAVE).
-func (s *Store) SyncAOF() error {
-	if s.persist == nil {
-		return nil
-	}
-	return s.persist.fsync()
 }
 
 // checkAOF scans the RESP records of the AOF at path before buntdb loads
@@ -703,16 +678,4 @@ func clip(b []byte) []byte {
 		return b[:32]
 	}
 	return b
-}
-
-// DiskError is the MISCONF reply write commands get while the append-only
-// file cannot be written or fsynced, "" when it can (or there is none).
-func (s *Store) DiskError() string {
-	if s.persist == nil {
-		return ""
-	}
-	if m := s.persist.misconf.Load(); m != nil {
-		return *m
-	}
-	return ""
 }

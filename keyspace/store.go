@@ -1,9 +1,6 @@
 package keyspace
 
 import (
-	"errors"
-	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,97 +54,6 @@ type Config struct {
 	OnFsync func(policy string, d time.Duration)
 }
 
-// TxHooks is how the layer above takes part in a transaction: the core
-// calls up through it, never by name. Every method runs inside the
-// transaction, under its lock, unless said otherwise.
-type TxHooks interface {
-	// Body runs the work the transaction was started for, when it was
-	// started by Store.Run with a nil body.
-	Body()
-	// KeyTouched: a write changed key in db (set, deleted, expired); not
-	// called for each key a flush removes (Flushing says it once).
-	KeyTouched(db int, key string)
-	// Flushing: db (every database when db < 0) is about to be emptied.
-	Flushing(db int)
-	// Swapping and Swapped: SWAPDB is about to exchange, and has
-	// exchanged, the keys of databases a and b.
-	Swapping(a, b int)
-	Swapped(a, b int)
-	// KeyExpired: a key whose time had passed is being deleted (or, in a
-	// read transaction, was found so: it is deleted after it).
-	KeyExpired(db int, key []byte)
-	// KeyCreated: a write creates key (it did not exist, or had expired).
-	KeyCreated(db int, key []byte)
-	// HandOver: a lookup in a write transaction has just deleted the
-	// expired key; true when the layer above wrote it again (a lock
-	// queue handing it to its next holder): the lookup then reads again.
-	HandOver(db int, key []byte) bool
-	// ExpireFields: the sweeper's turn for hash fields: expire at most
-	// limit of the hashes PopDueFields returns; it returns how many it
-	// popped.
-	ExpireFields(limit int) int
-	// Committing: the write transaction's body is done and it will
-	// commit; the last moment to change keys in it.
-	Committing()
-	// CommitFailed: buntdb could not commit what the body did (an AOF
-	// write failed); called after the lock is released.
-	CommitFailed(err error)
-	// Inherit: this transaction deletes the expired keys read (another
-	// transaction's hooks) found, on its behalf.
-	Inherit(read TxHooks)
-	// Finished: the transaction is over, committed or not, and its
-	// after-commit effects ran; called after the lock is released.
-	Finished()
-	// Reset: the Tx goes back to the pool.
-	Reset()
-}
-
-// NopHooks is a TxHooks that does nothing: a store used on its own, and a
-// base to embed.
-type NopHooks struct{}
-
-// Body does nothing.
-func (NopHooks) Body() {}
-
-// KeyTouched does nothing.
-func (NopHooks) KeyTouched(int, string) {}
-
-// Flushing does nothing.
-func (NopHooks) Flushing(int) {}
-
-// Swapping does nothing.
-func (NopHooks) Swapping(int, int) {}
-
-// Swapped does nothing.
-func (NopHooks) Swapped(int, int) {}
-
-// KeyExpired does nothing.
-func (NopHooks) KeyExpired(int, []byte) {}
-
-// KeyCreated does nothing.
-func (NopHooks) KeyCreated(int, []byte) {}
-
-// HandOver hands nothing over: false.
-func (NopHooks) HandOver(int, []byte) bool { return false }
-
-// ExpireFields expires no field: 0.
-func (NopHooks) ExpireFields(int) int { return 0 }
-
-// Committing does nothing.
-func (NopHooks) Committing() {}
-
-// CommitFailed does nothing.
-func (NopHooks) CommitFailed(error) {}
-
-// Inherit does nothing.
-func (NopHooks) Inherit(TxHooks) {}
-
-// Finished does nothing.
-func (NopHooks) Finished() {}
-
-// Reset does nothing.
-func (NopHooks) Reset() {}
-
 // Store is one server's keyspace: buntdb, the counters kept beside it, the
 // expiry queues and sweeper, fencing tokens, persistence, the restart
 // fence and change notification.
@@ -188,153 +94,6 @@ type Store struct {
 	closed  atomic.Bool
 }
 
-// Open checks the configuration, decides the restart fence and makes a
-// store whose keyspace is not loaded yet: the layer above can accept
-// clients (and answer LOADING) while Load reads a large file. Close
-// releases it, loaded or not.
-func Open(cfg Config) (*Store, error) {
-	if cfg.Databases == 0 {
-		cfg.Databases = 16
-	}
-	if cfg.Databases < 1 || cfg.Databases > 256 {
-		return nil, fmt.Errorf("databases must be between 1 and 256, got %d", cfg.Databases)
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = NewClock()
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, string, ...any) {}
-	}
-	if cfg.NewTxHooks == nil {
-		cfg.NewTxHooks = func(*Tx) TxHooks { return NopHooks{} }
-	}
-	if cfg.FieldExpiry == nil {
-		cfg.FieldExpiry = func(string) int64 { return 0 }
-	}
-	if cfg.ExpiredKeys == nil {
-		cfg.ExpiredKeys = new(atomic.Int64)
-	}
-	path := cfg.Path
-	if cfg.AppendOnly {
-		if cfg.AppendFilename == "" {
-			cfg.AppendFilename = "appendonly.aof"
-		}
-		path = filepath.Join(cfg.Dir, cfg.AppendFilename)
-	}
-	if err := checkPersistConfig(&cfg); err != nil { // persist.go
-		return nil, err
-	}
-	// fence.go: lock Dir, read the last run's marker, mark this one running.
-	fnc, err := newFence(cfg, path, cfg.Logf)
-	if err != nil {
-		return nil, err
-	}
-	if path == "" {
-		path = ":memory:"
-	}
-	s := &Store{
-		cfg:         cfg,
-		path:        path,
-		Clock:       cfg.Clock,
-		keys:        make([]atomic.Int64, cfg.Databases),
-		volatile:    make([]atomic.Int64, cfg.Databases),
-		fieldExpiry: cfg.FieldExpiry,
-		expired:     cfg.ExpiredKeys,
-		started:     time.Now(),
-		stop:        make(chan struct{}),
-		fence:       fnc,
-	}
-	s.loading.active.Store(true)
-	s.afterCond = sync.NewCond(&s.afterMu)
-	s.txPool.New = func() any {
-		tx := &Tx{s: s, keyDelta: make([]int64, cfg.Databases), volDelta: make([]int64, cfg.Databases)}
-		tx.runFn = tx.run
-		tx.up = cfg.NewTxHooks(tx)
-		return tx
-	}
-	return s, nil
-}
-
-// Load reads the keyspace (the append-only file, or Config.Restore),
-// logging its progress and showing it in Loading (loading.go), then
-// starts the persistence machinery and the expiry sweeper, whose hooks
-// call the layer above: it must be ready for them. It runs once, after
-// Open; after an error the store must be closed.
-func (s *Store) Load() (err error) {
-	if s.db != nil || s.closed.Load() || s.loading.start.Load() != 0 {
-		return errors.New("keyspace: Load runs once, before Close")
-	}
-	path, logf := s.path, s.cfg.Logf
-	size := int64(0)
-	if path == ":memory:" && s.cfg.Restore != nil {
-		size = int64(len(s.cfg.Restore.data))
-	}
-	began := time.Now()
-	s.loading.begin(path, size, s.storedKeys, logf)
-	defer func() { s.loading.finish(err == nil) }()
-	if path != ":memory:" {
-		s.loading.setStep(loadCheck)
-		// persist.go: a torn tail is cut here, a corrupt middle refused.
-		if err := persistPrepare(path, logf); err != nil {
-			return err
-		}
-		s.loading.statFile(path)
-	}
-	s.loading.setStep(loadRead)
-	db, err := buntdb.Open(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	var bc buntdb.Config
-	if err := db.ReadConfig(&bc); err != nil {
-		db.Close()
-		return err
-	}
-	// buntdb must never expire anything itself: expiry lives in our values.
-	bc.OnExpired = nil
-	bc.OnExpiredSync = nil
-	// persist.go owns fsync and rewrites (see there).
-	bc.SyncPolicy = buntdb.Never
-	bc.AutoShrinkDisabled = true
-	if err := db.SetConfig(bc); err != nil {
-		db.Close()
-		return err
-	}
-	var lastToken uint64
-	if path == ":memory:" {
-		if lastToken, err = restore(db, s.cfg.Restore, s.loading.reader); err != nil { // snapshot.go
-			db.Close()
-			return err
-		}
-	}
-	s.db = db
-	s.loading.setStep(loadIndex)
-	maxToken, err := s.countKeys()
-	if err != nil {
-		return err
-	}
-	if s.fence.path != "" {
-		s.tokens.reserve = s.fence.reserveTokens
-	}
-	s.tokens.start(max(s.fence.tokensReserved, lastToken), maxToken)
-	if path != ":memory:" {
-		if s.persist, err = newPersister(s, path, s.cfg.AppendFsync); err != nil {
-			return err
-		}
-		s.persist.start()
-	}
-	s.wg.Add(1)
-	go s.sweeper()
-	for _, fn := range s.loading.after {
-		fn()
-	}
-	s.loading.after = nil
-	if loaded := s.loading.total.Load(); loaded > 0 {
-		logf("notice", "%s", loadedLine(path, time.Since(began), loaded, s.storedKeys()))
-	}
-	return nil
-}
-
 // storedKeys counts the keys of every database.
 func (s *Store) storedKeys() int64 {
 	var n int64
@@ -342,66 +101,6 @@ func (s *Store) storedKeys() int64 {
 		n += s.keys[i].Load()
 	}
 	return n
-}
-
-// countKeys initialises the per-database counters and the expiry queues
-// from what was loaded, and finds the largest fencing token it holds.
-func (s *Store) countKeys() (maxToken uint64, err error) {
-	err = s.db.View(func(bt *buntdb.Tx) error {
-		return bt.Ascend("", func(k, v string) bool {
-			if len(k) == 0 || int(k[0]) >= len(s.keys) {
-				return true
-			}
-			s.keys[k[0]].Add(1)
-			s.dataset.Add(itemMemory(k, v))
-			if at := expireAtOf(v); at != 0 {
-				s.volatile[k[0]].Add(1)
-				s.expiries.add(at, k)
-			}
-			if at := s.storedFieldExpiry(v); at != 0 {
-				s.fieldExpiries.add(at, k)
-			}
-			maxToken = max(maxToken, tokenOf(v))
-			return true
-		})
-	})
-	return maxToken, err
-}
-
-// Close stops the sweeper and closes the keyspace (flushing it to disk).
-// The layer above stops what may still run transactions first. A store
-// whose Load did not finish writes no clean-stop marker: nothing ran, so
-// the state file keeps what Open wrote (running: a fence the last run's
-// stop called for is owed again next time).
-func (s *Store) Close() error {
-	if !s.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	close(s.stop)
-	s.wg.Wait()
-	if !s.Loaded() {
-		if s.persist != nil {
-			s.persist.close()
-		}
-		if s.db != nil {
-			s.db.Close()
-		}
-		s.fence.release()
-		return nil
-	}
-	if s.persist != nil {
-		s.persist.close() // waits for a rewrite, fsyncs, releases waiters
-	}
-	// A clean stop records the last token handed out, so the next run
-	// resumes right after it instead of after the whole reserved range.
-	if s.tokens.reserve != nil {
-		s.fence.tokensReserved = s.tokens.next - 1
-	}
-	ferr := s.fence.stop() // the clean-stop marker (fence.go)
-	if err := s.db.Close(); err != nil {
-		return err
-	}
-	return ferr
 }
 
 // Config returns the store's configuration, defaults filled in.
@@ -430,174 +129,6 @@ func (s *Store) Volatile(db int) int64 { return s.volatile[db].Load() }
 // Dataset is the estimated memory of the keyspace, in bytes.
 func (s *Store) Dataset() int64 { return s.dataset.Load() }
 
-// Do runs fn in a transaction on database db: exclusive when write is set,
-// shared otherwise. A panic in fn rolls the transaction back and is
-// re-raised after the lock is released.
-func (s *Store) Do(write bool, db int, fn func(tx *Tx)) {
-	s.Run(s.Get(), write, db, fn)
-}
-
-// Get takes a Tx from the pool for Run; its hooks (Hooks) can be prepared
-// before it runs.
-func (s *Store) Get() *Tx { return s.txPool.Get().(*Tx) }
-
-// Run runs tx (from Get), then returns it to the pool. fn is its body; a
-// nil fn runs the hooks' Body. In order: the body, then (write) the
-// Committing hook, buntdb's commit, the change listener and the
-// after-commit effects in commit order, the deletion of expired keys a
-// read transaction found, the Finished hook, the restart fence's record
-// and (appendfsync always) the fsync covering the commit.
-func (s *Store) Run(tx *Tx, write bool, db int, fn func(tx *Tx)) {
-	tx.write = write
-	tx.DB = db
-	tx.body = fn
-	tx.recording = write && !tx.applying && s.changes.listener.Load() != nil
-	// Persistence bookkeeping (persist.go): an fsync must cover this commit.
-	tx.alwaysSync = write && s.persist != nil && s.persist.policy == FsyncAlways
-	var err error
-	if write {
-		err = s.db.Update(tx.runFn)
-	} else {
-		err = s.db.View(tx.runFn)
-	}
-	if err != nil && !errors.Is(err, errRollback) {
-		s.Logf("warning", "transaction failed: %v", err)
-	}
-	if write && s.persist != nil && !errors.Is(err, errRollback) && (err != nil || tx.wroteAOF) {
-		// Only a commit that wrote tells whether the disk takes writes.
-		s.persist.setWriteErr(err)
-		if err != nil {
-			tx.up.CommitFailed(err) // buntdb rolled back what the body did
-		}
-	}
-	s.commit(tx, err == nil)
-	if len(tx.found) > 0 {
-		s.expireAfterRead(tx) // before the reply: see there
-	}
-	tx.up.Finished()
-	if err == nil {
-		if tx.maxTTL > 0 {
-			s.fence.grant(tx.maxTTL, s.cfg.Logf) // durable before the reply
-		}
-		if tx.alwaysSync && tx.wroteAOF {
-			// Group commit: the reply waits for an fsync covering it.
-			s.persist.waitDurable()
-		}
-	}
-	panicked := tx.panicked
-	tx.reset()
-	tx.up.Reset()
-	s.txPool.Put(tx)
-	if panicked != nil {
-		panic(panicked)
-	}
-}
-
-// run is the buntdb transaction function of every Run; the Tx keeps it as
-// a method value (runFn) so that passing it allocates nothing.
-func (tx *Tx) run(bt *buntdb.Tx) (err error) {
-	s := tx.s
-	defer func() {
-		if r := recover(); r != nil {
-			tx.panicked = r
-			err = errRollback
-		}
-	}()
-	tx.bt = bt
-	if tx.at.IsZero() {
-		tx.Now = s.Clock.Now()
-	} else {
-		tx.Now = tx.at // Apply runs at its batch's time
-	}
-	tx.Ms = tx.Now.UnixMilli()
-	if tx.body != nil {
-		tx.body(tx)
-	} else {
-		tx.up.Body()
-	}
-	if tx.rollback {
-		return errRollback
-	}
-	if tx.write {
-		tx.up.Committing()
-		for _, ent := range tx.expiring {
-			s.expiries.add(ent.at, ent.bkey)
-			tx.maxTTL = max(tx.maxTTL, ent.at-tx.Ms) // for the restart fence
-		}
-		for _, ent := range tx.fieldExpiring {
-			s.fieldExpiries.add(ent.at, ent.bkey)
-		}
-	}
-	if tx.recording {
-		tx.closeBatch() // changes.go
-	}
-	if len(tx.after) > 0 || tx.batch != nil {
-		// Number the transaction while it still holds the lock, so
-		// that effects run after commit in commit order.
-		tx.seq = s.afterSeq.Add(1)
-	}
-	return nil
-}
-
-// commit applies a finished transaction's effects: counters, and the
-// functions queued with After (PUBLISH deliveries), which run only if it
-// committed, and in the order transactions committed.
-//
-// A ChangeListener (changes.go) is told of the transaction's batch first,
-// in the same order; the wait it returns runs between the two, so that
-// waiting for one batch holds back neither the next batch's Committed nor
-// anything but this transaction's own effects (and, to keep their order,
-// those of later transactions).
-func (s *Store) commit(tx *Tx, ok bool) {
-	if tx.seq != 0 {
-		s.afterMu.Lock()
-		for s.changes.listenDone != tx.seq-1 {
-			s.afterCond.Wait()
-		}
-		var wait func()
-		if ok && tx.batch != nil {
-			if l := s.changes.listener.Load(); l != nil {
-				wait = (*l).Committed(tx.batch)
-			}
-		}
-		s.changes.listenDone = tx.seq
-		if wait != nil {
-			s.afterCond.Broadcast()
-			s.afterMu.Unlock()
-			wait()
-			s.afterMu.Lock()
-		}
-		for s.afterDone != tx.seq-1 {
-			s.afterCond.Wait()
-		}
-		if ok {
-			for _, fn := range tx.after {
-				fn()
-			}
-		}
-		s.afterDone = tx.seq
-		s.afterCond.Broadcast()
-		s.afterMu.Unlock()
-	}
-	if !ok {
-		return
-	}
-	for i, d := range tx.keyDelta {
-		if d != 0 {
-			s.keys[i].Add(d)
-		}
-		if v := tx.volDelta[i]; v != 0 {
-			s.volatile[i].Add(v)
-		}
-	}
-	if tx.expired > 0 {
-		s.expired.Add(tx.expired)
-	}
-	if tx.memDelta != 0 {
-		s.dataset.Add(tx.memDelta)
-	}
-}
-
 // randIntN is RANDOMKEY's source of random picks.
 func (s *Store) randIntN(n int) int {
 	if s.cfg.RandIntN != nil {
@@ -613,4 +144,118 @@ func (s *Store) storedFieldExpiry(raw string) int64 {
 		return 0
 	}
 	return s.fieldExpiry(DecodeValue(raw).Payload)
+}
+
+// Tx is one atomic unit of work on the keyspace: a command, a script or an
+// EXEC. It sees one frozen "now". Writes become visible to others, and their
+// effects (counters, deferred publishes) happen, only when it commits.
+//
+// It holds only what the keyspace needs; the layer above keeps the
+// command being run (client, call stack, reply writer...) in its own
+// per-transaction context, reached through Hooks.
+type Tx struct {
+	s        *Store
+	up       TxHooks // the layer above's context (Config.NewTxHooks)
+	bt       *buntdb.Tx
+	write    bool
+	rollback bool
+
+	// Now is the frozen time of this unit of work, Ms the same in unix ms.
+	Now time.Time
+	Ms  int64
+	// DB is the database the current command works on.
+	DB int
+
+	keyBuf []byte
+	// memo is the stored item GetIn last looked up (memoKey's bytes, as
+	// buntdb keeps them, or memoFound false when there was none), so the
+	// next look at the same key skips buntdb's b-tree: a script's
+	// redis.calls, or a command's read before its write, keep going back
+	// to one key. Every write through this transaction updates it or
+	// drops it (memoWrote, memoDrop).
+	memoKey   []byte
+	memoRaw   string
+	memoFound bool
+	memoOK    bool
+	// readKey and readToken: the last key this write transaction read and
+	// its fencing token (token.go).
+	readKey   []byte
+	readToken uint64
+	keyDelta  []int64 // per-db change in key count, applied at commit
+	volDelta  []int64 // per-db change in keys with an expiry
+	expired   int64   // keys removed because they had expired
+	after     []func()
+	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
+	seq       uint64        // order of this transaction's after-commit effects
+	// flushedAll: FlushAll ran in this transaction (see PutIn).
+	flushedAll bool
+	// found: expired keys a lookup met but could not delete, because the
+	// transaction is read-only or an iteration is under way (iterating).
+	// expireFound deletes them (see foundExpired).
+	found     []expiryEntry
+	iterating bool
+	// expiredAnnounced: the keys in found were announced "expired" by
+	// the read transaction that found them (expireAfterRead).
+	expiredAnnounced bool
+
+	// fieldExpiring: hashes whose earliest field expiry changed, queued
+	// for the sweeper at commit (hashttl_sweep.go).
+	fieldExpiring []expiryEntry
+
+	// flushing: FlushDB is removing keys one by one, which the flush
+	// already announced (Hooks.Flushing).
+	flushing bool
+
+	// How Store.Run runs it (store.go).
+	body       func(*Tx)
+	runFn      func(*buntdb.Tx) error // tx.run, bound once
+	panicked   any
+	alwaysSync bool
+	// wroteAOF: the transaction changed an item, so buntdb's commit
+	// appends to the AOF when there is one (and, with appendfsync always,
+	// the reply waits for an fsync covering it).
+	wroteAOF bool
+	maxTTL   int64
+	// memDelta: change in the keyspace's estimated memory (memory.go),
+	// applied at commit.
+	memDelta int64
+
+	// Change notification (changes.go). recording: a ChangeListener
+	// listens, so the physical changes go to changes, which closeBatch
+	// turns into batch at commit. applying: Apply runs, at the time at.
+	recording bool
+	changes   []Change
+	batch     *ChangeBatch
+	applying  bool
+	at        time.Time
+}
+
+// StateHandler owns a kind of state that lives outside the keyspace but
+// must be replicated and snapshotted with it (RegisterState).
+type StateHandler interface {
+	// ApplyState applies a payload recorded with Tx.RecordState, inside
+	// Apply's write transaction (tx), on the store that applies it.
+	ApplyState(tx *Tx, payload []byte) error
+	// SaveState returns the whole state, for a snapshot.
+	SaveState() ([]byte, error)
+	// RestoreState replaces the whole state with what SaveState returned
+	// (nil: empty), inside the restoring write transaction.
+	RestoreState(tx *Tx, payload []byte) error
+}
+
+// changeState is the store's share of change notification.
+type changeState struct {
+	listener atomic.Pointer[ChangeListener]
+	seq      atomic.Uint64 // the last batch's Seq (under the write lock)
+
+	// Ordering of the listener's calls (commit): listenDone is the last
+	// transaction sequence (Tx.seq) that passed the listener stage.
+	listenDone uint64 // under Store.afterMu
+
+	statesMu sync.Mutex
+	states   map[string]StateHandler
+
+	// follower: the store applies another's changes and expires or
+	// hands over nothing by itself (SetFollower).
+	follower atomic.Bool
 }

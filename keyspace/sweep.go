@@ -1,6 +1,8 @@
 package keyspace
 
-import "time"
+import (
+	"time"
+)
 
 const (
 	sweepEvery  = 100 * time.Millisecond // Redis's hz 10
@@ -39,18 +41,6 @@ func (s *Store) SetActiveExpire(on bool) { s.activeExpireOff.Store(!on) }
 
 // ActiveExpire reports whether the background sweeper is on.
 func (s *Store) ActiveExpire() bool { return !s.activeExpireOff.Load() }
-
-// expireAfterRead deletes the expired keys a read transaction found and
-// could not delete itself, in a write transaction of its own. Store.Run
-// runs it before the read command returns, so before its reply is sent:
-// the next command of any client sees them gone, as after Redis's lookup.
-func (s *Store) expireAfterRead(read *Tx) {
-	tx := s.Get()
-	tx.found = append(tx.found, read.found...)
-	tx.up.Inherit(read.up) // the reader's command deleted them (tracking)
-	tx.expiredAnnounced = true
-	s.Run(tx, true, read.DB, (*Tx).expireFound)
-}
 
 // Sweep deletes expired keys, then expired hash fields (Hooks.ExpireFields),
 // at most sweepBatch keys or hashes per transaction so that other clients

@@ -73,16 +73,6 @@ func (tc *tokenCounter) ensureReserved() error {
 	return nil
 }
 
-// ReserveTokens makes sure fencing tokens are reserved on disk before a
-// command that may create keys runs, so that a failing disk refuses the
-// command instead of handing out tokens that could repeat after a crash.
-func (s *Store) ReserveTokens() error {
-	if s.tokens.reserve == nil {
-		return nil
-	}
-	return s.tokens.ensureReserved()
-}
-
 // take hands out the next token. One transaction creating more keys than
 // half a range holds reserves here, inside it.
 func (tc *tokenCounter) take(logf func(level, format string, args ...any)) uint64 {
@@ -100,44 +90,10 @@ func (tc *tokenCounter) take(logf func(level, format string, args ...any)) uint6
 	return t
 }
 
-// Token returns the fencing token of key in the current database, false
-// when the key does not exist.
-func (tx *Tx) Token(key []byte) (uint64, bool) {
-	v, ok := tx.Get(key)
-	return v.Token, ok
-}
-
-// TakeToken hands out a fencing token that no key creation takes: a grant
-// inside a key that already exists (a semaphore's holder, engine's
-// lock_layout.go). The counter after the transaction goes with its
-// change batch, as for any token.
-func (tx *Tx) TakeToken() uint64 { return tx.s.tokens.take(tx.s.cfg.Logf) }
-
-// tokenFor is the token Put writes for bkey before it knows whether the key
-// exists: the token of the key when this transaction just read it, else
-// the next counter value (fresh, not taken yet). Put corrects it after the
-// write when the guess was wrong.
-func (tx *Tx) tokenFor(bkey string) (token uint64, fresh bool) {
-	if tx.readToken != 0 && string(tx.readKey) == bkey {
-		return tx.readToken, false
+// raise moves the counter up to next (never down): a follower continues
+// strictly above every token its leader handed out. Under the write lock.
+func (tc *tokenCounter) raise(next uint64) {
+	if next > tc.next {
+		tc.next = next
 	}
-	return tx.s.tokens.next, true
-}
-
-// rememberToken notes the token of a key just read, for the write that
-// usually follows (tokenFor).
-func (tx *Tx) rememberToken(bkey string, token uint64) {
-	tx.readKey = append(tx.readKey[:0], bkey...)
-	tx.readToken = token
-}
-
-// TokenStats reports the last fencing token handed out and how many this
-// store handed out since Load (both 0 before Load finished): for
-// monitoring, read outside transactions.
-func (s *Store) TokenStats() (last, issued uint64) {
-	if !s.Loaded() {
-		return 0, 0
-	}
-	last = s.tokens.issued.Load()
-	return last, last - s.tokens.first
 }

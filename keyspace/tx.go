@@ -2,93 +2,7 @@ package keyspace
 
 import (
 	"time"
-
-	"github.com/tidwall/buntdb"
 )
-
-// Tx is one atomic unit of work on the keyspace: a command, a script or an
-// EXEC. It sees one frozen "now". Writes become visible to others, and their
-// effects (counters, deferred publishes) happen, only when it commits.
-//
-// It holds only what the keyspace needs; the layer above keeps the
-// command being run (client, call stack, reply writer...) in its own
-// per-transaction context, reached through Hooks.
-type Tx struct {
-	s        *Store
-	up       TxHooks // the layer above's context (Config.NewTxHooks)
-	bt       *buntdb.Tx
-	write    bool
-	rollback bool
-
-	// Now is the frozen time of this unit of work, Ms the same in unix ms.
-	Now time.Time
-	Ms  int64
-	// DB is the database the current command works on.
-	DB int
-
-	keyBuf []byte
-	// memo is the stored item GetIn last looked up (memoKey's bytes, as
-	// buntdb keeps them, or memoFound false when there was none), so the
-	// next look at the same key skips buntdb's b-tree: a script's
-	// redis.calls, or a command's read before its write, keep going back
-	// to one key. Every write through this transaction updates it or
-	// drops it (memoWrote, memoDrop).
-	memoKey   []byte
-	memoRaw   string
-	memoFound bool
-	memoOK    bool
-	// readKey and readToken: the last key this write transaction read and
-	// its fencing token (token.go).
-	readKey   []byte
-	readToken uint64
-	keyDelta  []int64 // per-db change in key count, applied at commit
-	volDelta  []int64 // per-db change in keys with an expiry
-	expired   int64   // keys removed because they had expired
-	after     []func()
-	expiring  []expiryEntry // keys given an expiry, queued for the sweeper at commit
-	seq       uint64        // order of this transaction's after-commit effects
-	// flushedAll: FlushAll ran in this transaction (see PutIn).
-	flushedAll bool
-	// found: expired keys a lookup met but could not delete, because the
-	// transaction is read-only or an iteration is under way (iterating).
-	// expireFound deletes them (see foundExpired).
-	found     []expiryEntry
-	iterating bool
-	// expiredAnnounced: the keys in found were announced "expired" by
-	// the read transaction that found them (expireAfterRead).
-	expiredAnnounced bool
-
-	// fieldExpiring: hashes whose earliest field expiry changed, queued
-	// for the sweeper at commit (hashttl_sweep.go).
-	fieldExpiring []expiryEntry
-
-	// flushing: FlushDB is removing keys one by one, which the flush
-	// already announced (Hooks.Flushing).
-	flushing bool
-
-	// How Store.Run runs it (store.go).
-	body       func(*Tx)
-	runFn      func(*buntdb.Tx) error // tx.run, bound once
-	panicked   any
-	alwaysSync bool
-	// wroteAOF: the transaction changed an item, so buntdb's commit
-	// appends to the AOF when there is one (and, with appendfsync always,
-	// the reply waits for an fsync covering it).
-	wroteAOF bool
-	maxTTL   int64
-	// memDelta: change in the keyspace's estimated memory (memory.go),
-	// applied at commit.
-	memDelta int64
-
-	// Change notification (changes.go). recording: a ChangeListener
-	// listens, so the physical changes go to changes, which closeBatch
-	// turns into batch at commit. applying: Apply runs, at the time at.
-	recording bool
-	changes   []Change
-	batch     *ChangeBatch
-	applying  bool
-	at        time.Time
-}
 
 // Writable reports whether the transaction may write.
 func (tx *Tx) Writable() bool { return tx.write }
@@ -592,4 +506,35 @@ func (tx *Tx) Rewrite(db int, key []byte, v Value) {
 	tx.wroteAOF = true
 	tx.recordPut(bkey, enc)
 	tx.memDelta += itemMemory(bkey, enc) - itemMemory(bkey, prev)
+}
+
+// Token returns the fencing token of key in the current database, false
+// when the key does not exist.
+func (tx *Tx) Token(key []byte) (uint64, bool) {
+	v, ok := tx.Get(key)
+	return v.Token, ok
+}
+
+// TakeToken hands out a fencing token that no key creation takes: a grant
+// inside a key that already exists (a semaphore's holder, engine's
+// lock_layout.go). The counter after the transaction goes with its
+// change batch, as for any token.
+func (tx *Tx) TakeToken() uint64 { return tx.s.tokens.take(tx.s.cfg.Logf) }
+
+// tokenFor is the token Put writes for bkey before it knows whether the key
+// exists: the token of the key when this transaction just read it, else
+// the next counter value (fresh, not taken yet). Put corrects it after the
+// write when the guess was wrong.
+func (tx *Tx) tokenFor(bkey string) (token uint64, fresh bool) {
+	if tx.readToken != 0 && string(tx.readKey) == bkey {
+		return tx.readToken, false
+	}
+	return tx.s.tokens.next, true
+}
+
+// rememberToken notes the token of a key just read, for the write that
+// usually follows (tokenFor).
+func (tx *Tx) rememberToken(bkey string, token uint64) {
+	tx.readKey = append(tx.readKey[:0], bkey...)
+	tx.readToken = token
 }
