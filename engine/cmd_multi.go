@@ -1,6 +1,8 @@
 package engine
 
-import "time"
+import (
+	"time"
+)
 
 // MULTI/EXEC/DISCARD/WATCH/UNWATCH. The queue lives in the Session; the
 // dispatcher queues what is not FlagMultiControl and EXEC runs the queue
@@ -14,16 +16,6 @@ func multiCommands() []*Command {
 		{Name: "watch", Handler: cmdWatch},
 		{Name: "unwatch", Handler: cmdUnwatch},
 	}
-}
-
-type queuedCommand struct {
-	cmd  *Command
-	args [][]byte
-}
-
-type multiState struct {
-	queue  []queuedCommand
-	failed bool // a command was rejected while queuing: EXEC aborts
 }
 
 // InMulti reports whether the session is queuing commands.

@@ -8,9 +8,6 @@
 package engine
 
 import (
-	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/lockredis/lockredis/config"
@@ -19,127 +16,6 @@ import (
 
 // Version is the Redis version lockredis reports (INFO, HELLO).
 const Version = "7.0.15"
-
-// Config configures an Engine. Its parameters (databases, dir,
-// appendonly, timeout...) are Params, by their redis.conf names: the
-// config package's spec says what each takes and the engine checks them
-// as CONFIG SET does (config_runtime.go).
-type Config struct {
-	// Params are the parameters given at start, by name (a parameter not
-	// given takes the spec's default). An unknown name or a value the
-	// spec refuses fails New. Those the assembler applies (port, bind,
-	// tls-*, maxclients, loglevel...) are kept for CONFIG GET.
-	Params map[string]string
-	// Hooks are how CONFIG SET reaches the parameters the assembler
-	// applies at runtime (the server's port and bind).
-	Hooks map[string]ParamHook
-	// ConfigFile is the file CONFIG REWRITE writes (INFO's config_file);
-	// "" when the server started without one.
-	ConfigFile string
-	// Version is the assembler's own version, for INFO (lockredis_version).
-	Version string
-
-	Clock *Clock // default: a real clock
-	Path  string // buntdb file; "" keeps the keyspace in memory (unless appendonly)
-	Logf  func(level, format string, args ...any)
-
-	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
-	// assembles the server sets it (cmd/lockredis exits with status 0, an
-	// embedded server closes itself). It must return at once and stop
-	// the server in the background: the SHUTDOWN connection is still
-	// being served. Nil: SHUTDOWN is refused.
-	Shutdown func(ShutdownFlags)
-
-	// OnConfigSet, when set, is told of every parameter CONFIG SET
-	// changed (name, normalized value), after the engine applied it: the
-	// assembler applies those it owns (loglevel).
-	OnConfigSet func(name, value string)
-
-	// Restore, for an in-memory keyspace, is the content it starts with:
-	// an earlier engine's Snapshot (snapshot.go).
-	Restore *Snapshot
-}
-
-// Publisher delivers PUBLISH messages. The engine counts receivers while
-// the command runs and delivers after the transaction commits.
-type Publisher interface {
-	Receivers(channel []byte) int
-	Deliver(channel, message []byte)
-}
-
-// Stats are the counters INFO reports.
-type Stats struct {
-	Connections     atomic.Int64 // total_connections_received
-	Commands        atomic.Int64 // total_commands_processed
-	Rejected        atomic.Int64 // rejected_connections
-	ExpiredKeys     atomic.Int64
-	KeyspaceHits    atomic.Int64
-	KeyspaceMisses  atomic.Int64
-	NetInputBytes   atomic.Int64
-	NetOutputBytes  atomic.Int64
-	ErrorReplies    atomic.Int64
-	PubsubMessages  atomic.Int64
-	ProtocolErrors  atomic.Int64
-	ExpireCycleRuns atomic.Int64
-
-	aofFsync histogram // how long the AOF's fsyncs took (StatsSnapshot)
-}
-
-// Engine is one server's command layer over its keyspace. Many engines can
-// live in one process; they share nothing.
-type Engine struct {
-	cfg   settings // Config and the parameters it is built from (config_runtime.go)
-	ks    *keyspace.Store
-	Clock *Clock
-	Table *Table
-	Stats Stats
-
-	publisher     Publisher
-	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
-	tally         commandTally  // commandstats, errorstats (stats.go)
-
-	scans *scanCache // where recent SCAN cursors stopped (scan.go)
-
-	// Listeners of changed keys (WATCH, blocked clients); listening counts
-	// the clients that need reports, so transactions skip the work at 0.
-	listenersMu sync.Mutex
-	listeners   []listenerEntry
-	listening   atomic.Int32
-	watches     watchRegistry
-	blocks      blockRegistry
-	tracker     tracker      // client-side caching (tracking.go)
-	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
-	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
-	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
-	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
-	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
-
-	pause pauseState
-	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
-
-	execCmd *Command // EXEC, whose refusal discards the transaction (dispatch.go)
-
-	clientsMu sync.Mutex
-	clients   map[int64]*Session
-	nextID    atomic.Int64
-
-	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
-	functions functionsState // INFO and BUSY of functions (functions.go)
-	acl       aclState       // ACL users and log (acl.go)
-
-	started time.Time
-	closed  atomic.Bool
-
-	// The Go API's test controls: the source of random picks (Seed,
-	// random.go) and the error that answers every command (SetError,
-	// forced.go).
-	rand      randSource
-	forcedErr atomic.Pointer[string]
-
-	// replInfo answers INFO replication on a replicated node
-	// (replication_hooks.go).
-	replInfo atomic.Pointer[func(b []byte) []byte]
-}
 
 // New opens the keyspace, loads it and starts the expiry sweeper: Open
 // and Load in one call.
@@ -253,51 +129,8 @@ func (e *Engine) Close() error {
 	return e.ks.Close()
 }
 
-// Keyspace is the engine's keyspace core: change notification, Apply,
-// snapshots and the follower switch for replication (keyspace/changes.go).
-func (e *Engine) Keyspace() *keyspace.Store { return e.ks }
-
-// Config returns the engine's configuration.
-func (e *Engine) Config() Config { return e.cfg.Config }
-
-// Databases is the number of databases.
-func (e *Engine) Databases() int { return e.cfg.Databases }
-
 // SetPublisher connects PUBLISH to a pub/sub implementation.
 func (e *Engine) SetPublisher(p Publisher) { e.publisher = p }
-
-// Publisher returns the connected publisher, or nil.
-func (e *Engine) Publisher() Publisher { return e.publisher }
-
-// Started is when the engine started.
-func (e *Engine) Started() time.Time { return e.started }
-
-// Logf logs through the configured logger.
-func (e *Engine) Logf(level, format string, args ...any) { e.cfg.Logf(level, format, args...) }
-
-// Call is one command invocation handed to a Handler.
-type Call struct {
-	E    *Engine
-	S    *Session
-	W    Writer
-	Args [][]byte
-	Cmd  *Command
-	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
-
-	canBlock bool
-	served   []byte         // the key whose change runs a blocked command (blocking.go)
-	cw       countingWriter // W while the handler runs (dispatch.go)
-	redacted [][]byte       // Args as MONITOR and SLOWLOG show them (Redact)
-}
-
-// Err replies with an error value.
-func (c *Call) Err(err error) { c.W.Error(err.Error()) }
-
-// OK replies +OK.
-func (c *Call) OK() { c.W.Status("OK") }
-
-// Errf replies with a formatted error; the format must start with a prefix.
-func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, args...)) }
 
 // Do runs fn in a transaction on database db: exclusive when write is set,
 // shared otherwise. A panic in fn rolls the transaction back and is
@@ -342,31 +175,8 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.clientsMu.Unlock()
 }
 
-// Sessions returns the live sessions ordered by id.
-func (e *Engine) Sessions() []*Session {
-	e.clientsMu.Lock()
-	out := make([]*Session, 0, len(e.clients))
-	for _, s := range e.clients {
-		out = append(out, s)
-	}
-	e.clientsMu.Unlock()
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
 // BlockedClients is the number of clients waiting in a blocking command.
 func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }
-
-// ClientCount is the number of connected clients.
-func (e *Engine) ClientCount() int {
-	e.clientsMu.Lock()
-	defer e.clientsMu.Unlock()
-	return len(e.clients)
-}
 
 // NeedsAuth reports whether s must authenticate before running commands.
 // As Redis's authRequired: a session must log in while the default user

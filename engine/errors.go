@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error replies with Redis's exact wording. The rule: a text used by one
@@ -109,3 +110,31 @@ var ErrProtectedMode = errors.New("DENIED Redis is running in protected mode bec
 	"4) Setup a an authentication password for the default user. " +
 	"NOTE: You only need to do one of the above things in order for " +
 	"the server to start accepting connections from the outside.")
+
+// truncateArg mirrors Redis's "%.128s" for argument echoes in errors, and
+// its mapping of CR/LF to spaces so the reply stays one line.
+func truncateArg(s string) string {
+	s = cString(s)
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return sanitizeLine(s)
+}
+
+// cString is s as C's printf("%s") prints it: Redis formats command names
+// and arguments into its errors with %.*s, which stops at the first NUL.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// sanitizeLine keeps an error on one line: a reply error cannot hold CR
+// or LF.
+func sanitizeLine(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	}
+	return s
+}

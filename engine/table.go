@@ -112,29 +112,6 @@ func (fl Flags) Names() []string {
 	return out
 }
 
-// Handler runs one command. It writes exactly one reply to c.W.
-type Handler func(c *Call)
-
-// Command is one entry of the command table: written once, it runs the
-// same from a socket, inside MULTI/EXEC and from redis.call. Its Spec
-// (arity, flags, keys, documentation) comes from the spec files by name.
-type Command struct {
-	*Spec
-	Name    string // lower case; for a subcommand the part after '|'
-	Handler Handler
-
-	// Subcommands makes this a container (CLIENT, CONFIG, ...). The
-	// container's own Handler is unused.
-	Subcommands []*Command
-
-	parent *Command
-	subs   map[string]*Command
-
-	aclID   int    // the command's bit in ACL selectors (acl.go)
-	aclCats uint32 // its ACL categories as bits
-
-}
-
 // Table is the command table.
 type Table struct {
 	// base is the builtin table an engine's table extends (builtinTable):

@@ -1,56 +1,8 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/lockredis/lockredis/keyspace"
 )
-
-// Tx is a command's transaction: the keyspace's transaction (reads,
-// writes, expiry, tokens: keyspace.Tx, whose methods it has) with what
-// the command layer keeps while it runs: the command and its caller, the
-// changed keys its listeners hear of, client tracking's bookkeeping. It is
-// the keyspace's TxHooks for its transaction: the methods under "Hooks"
-// are the keyspace calling up, never a handler's to call.
-type Tx struct {
-	*keyspace.Tx
-	e *Engine
-
-	// touched: changed keys, recorded only while someone listens
-	// (watch.go). quiet: the write under way is one Redis makes without
-	// signaling the key as modified (XACK, XREADGROUP...); its keys go
-	// to quietTouched, seen by blocked clients only.
-	touched      []dbKey
-	quiet        bool
-	quietTouched []dbKey
-	// handingOver: HandOver is running the lock queue (lockqueue.go).
-	handingOver bool
-
-	// Client-side caching (tracking.go). client is the client whose
-	// command runs (Redis's current_client; nil for the expiry sweeper).
-	// bcastKeys are the changed keys under a BCAST prefix. readBy and
-	// readKeys: keys a tracking client read in this read transaction,
-	// recorded when it ends.
-	client    *Session
-	bcastKeys []string
-	readBy    *Session
-	readKeys  []string
-	// clientCall is the client's command running now (EVAL for its
-	// script's redis.call).
-	clientCall *Call
-
-	// How Engine.do runs it (engine.go, dispatch.go).
-	body      func(*Tx)
-	call      Call   // the command run opens this transaction for
-	callW     Writer // its writer and start time
-	callStart time.Time
-	nested    []*Call // reused Calls of RunIn, by depth
-	depth     int
-	// replyMark: where the command's reply began in its writer, when it
-	// can be retracted (retractable: guards.go).
-	replyMark   uint64
-	retractable bool
-}
 
 // newTx is the keyspace's NewTxHooks: the command context of a new pooled
 // keyspace transaction.

@@ -236,40 +236,6 @@ func lower(buf []byte, b []byte) []byte {
 	return buf
 }
 
-// truncateArg mirrors Redis's "%.128s" for argument echoes in errors, and
-// its mapping of CR/LF to spaces so the reply stays one line.
-func truncateArg(s string) string {
-	s = cString(s)
-	if len(s) > 128 {
-		s = s[:128]
-	}
-	return sanitizeLine(s)
-}
-
-// cString is s as C's printf("%s") prints it: Redis formats command names
-// and arguments into its errors with %.*s, which stops at the first NUL.
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func sanitizeLine(s string) string {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	}
-	return s
-}
-
-// WriteHelp replies a HELP text as Redis does: an array of status lines.
-func WriteHelp(w Writer, lines []string) {
-	w.Array(len(lines))
-	for _, l := range lines {
-		w.Status(l)
-	}
-}
-
 // StringBytes returns the bytes of s without copying. They must not be
 // modified: only for parsers and matchers that read.
 func StringBytes(s string) []byte {

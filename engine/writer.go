@@ -236,3 +236,11 @@ func (rep Reply) Replay(w Writer) {
 		}
 	}
 }
+
+// WriteHelp replies a HELP text as Redis does: an array of status lines.
+func WriteHelp(w Writer, lines []string) {
+	w.Array(len(lines))
+	for _, l := range lines {
+		w.Status(l)
+	}
+}

@@ -1,0 +1,405 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockredis/lockredis/keyspace"
+)
+
+// The types the engine's files share (Engine, its Config and Stats, Call,
+// Tx, Session) and their plain accessors. They are declared apart from
+// what gives them behaviour (engine.go opens and closes an Engine,
+// dispatch.go runs a Call, tx.go and session.go...), so that those files
+// sit on this one instead of pointing at each other.
+
+// Engine is one server's command layer over its keyspace. Many engines can
+// live in one process; they share nothing.
+type Engine struct {
+	cfg   settings // Config and the parameters it is built from (config_runtime.go)
+	ks    *keyspace.Store
+	Clock *Clock
+	Table *Table
+	Stats Stats
+
+	publisher     Publisher
+	notifyClasses atomic.Uint32 // notify-keyspace-events (notify.go)
+	tally         commandTally  // commandstats, errorstats (stats.go)
+
+	scans *scanCache // where recent SCAN cursors stopped (scan.go)
+
+	// Listeners of changed keys (WATCH, blocked clients); listening counts
+	// the clients that need reports, so transactions skip the work at 0.
+	listenersMu sync.Mutex
+	listeners   []listenerEntry
+	listening   atomic.Int32
+	watches     watchRegistry
+	blocks      blockRegistry
+	tracker     tracker      // client-side caching (tracking.go)
+	locks       lockRegistry // lock holders, session locks, deadline timers (lockqueue.go)
+	net         netParams    // protected-mode, timeout, tcp-keepalive (protect.go)
+	outLimits   outputLimits // client-output-buffer-limit (outbuf.go)
+	cfgState    configState  // CONFIG SET's stored values, CONFIG REWRITE (config_runtime.go)
+	cluster     clusterState // the single-node cluster emulation (cmd_cluster.go)
+
+	pause pauseState
+	ops   opsState // slow log, latency monitor, MONITOR (ops.go)
+
+	execCmd *Command // EXEC, whose refusal discards the transaction (dispatch.go)
+
+	clientsMu sync.Mutex
+	clients   map[int64]*Session
+	nextID    atomic.Int64
+
+	guards    guards         // OOM, MISCONF and BUSY refusals (guards.go)
+	functions functionsState // INFO and BUSY of functions (functions.go)
+	acl       aclState       // ACL users and log (acl.go)
+
+	started time.Time
+	closed  atomic.Bool
+
+	// The Go API's test controls: the source of random picks (Seed,
+	// random.go) and the error that answers every command (SetError,
+	// forced.go).
+	rand      randSource
+	forcedErr atomic.Pointer[string]
+
+	// replInfo answers INFO replication on a replicated node
+	// (replication_hooks.go).
+	replInfo atomic.Pointer[func(b []byte) []byte]
+}
+
+// Call is one command invocation handed to a Handler.
+type Call struct {
+	E    *Engine
+	S    *Session
+	W    Writer
+	Args [][]byte
+	Cmd  *Command
+	Tx   *Tx // nil for FlagNoKeyspace commands run outside a transaction
+
+	canBlock bool
+	served   []byte         // the key whose change runs a blocked command (blocking.go)
+	cw       countingWriter // W while the handler runs (dispatch.go)
+	redacted [][]byte       // Args as MONITOR and SLOWLOG show them (Redact)
+}
+
+// Tx is a command's transaction: the keyspace's transaction (reads,
+// writes, expiry, tokens: keyspace.Tx, whose methods it has) with what
+// the command layer keeps while it runs: the command and its caller, the
+// changed keys its listeners hear of, client tracking's bookkeeping. It is
+// the keyspace's TxHooks for its transaction: the methods under "Hooks"
+// are the keyspace calling up, never a handler's to call.
+type Tx struct {
+	*keyspace.Tx
+	e *Engine
+
+	// touched: changed keys, recorded only while someone listens
+	// (watch.go). quiet: the write under way is one Redis makes without
+	// signaling the key as modified (XACK, XREADGROUP...); its keys go
+	// to quietTouched, seen by blocked clients only.
+	touched      []dbKey
+	quiet        bool
+	quietTouched []dbKey
+	// handingOver: HandOver is running the lock queue (lockqueue.go).
+	handingOver bool
+
+	// Client-side caching (tracking.go). client is the client whose
+	// command runs (Redis's current_client; nil for the expiry sweeper).
+	// bcastKeys are the changed keys under a BCAST prefix. readBy and
+	// readKeys: keys a tracking client read in this read transaction,
+	// recorded when it ends.
+	client    *Session
+	bcastKeys []string
+	readBy    *Session
+	readKeys  []string
+	// clientCall is the client's command running now (EVAL for its
+	// script's redis.call).
+	clientCall *Call
+
+	// How Engine.do runs it (engine.go, dispatch.go).
+	body      func(*Tx)
+	call      Call   // the command run opens this transaction for
+	callW     Writer // its writer and start time
+	callStart time.Time
+	nested    []*Call // reused Calls of RunIn, by depth
+	depth     int
+	// replyMark: where the command's reply began in its writer, when it
+	// can be retracted (retractable: guards.go).
+	replyMark   uint64
+	retractable bool
+}
+
+// Session is the state of one client that commands read and change:
+// selected database, authentication, protocol, name, the MULTI queue and
+// WATCHed keys. resp/ owns the socket; the engine keeps every connection's
+// Session in a registry for CLIENT LIST and INFO.
+type Session struct {
+	ID      int64
+	Created time.Time
+
+	// Set by the owner goroutine only; read by the command that runs on it.
+	DB            int
+	Authenticated bool
+	Proto         int // 2 or 3
+
+	// user is the ACL user the session runs as (acl.go); nil for the Go
+	// API's sessions, which may run anything. Other connections read it
+	// (CLIENT LIST, ACL DELUSER).
+	user atomic.Pointer[User]
+
+	// CloseAfterReply asks the connection to close once the current reply
+	// is written (QUIT).
+	CloseAfterReply bool
+
+	// OnReset lets the connection owner clear what it keeps (MULTI queue,
+	// subscriptions) when RESET runs.
+	OnReset func()
+
+	// Blocked is set by a blocking command that found nothing: the
+	// caller waits on it (Blocked.Await) instead of replying.
+	Blocked *Blocked
+	// blocked is the command this client waits in, for CLIENT UNBLOCK.
+	blocked atomic.Pointer[Blocked]
+
+	// Alive, when set, reports whether the client can still take a reply
+	// (a connection: its peer has not closed; the Go API: its context is
+	// not done). A transaction serving a blocked client asks it first,
+	// under the engine lock: it must be quick and never block.
+	Alive func() bool
+
+	multi *multiState // non-nil between MULTI and EXEC/DISCARD
+	watch *watchSet   // WATCHed keys, nil when none
+
+	// Kind says where the session comes from (KindClient, KindScript,
+	// KindEmbed).
+	Kind string
+
+	// ScriptReadOnly is set on a script's session while a read-only script
+	// (EVAL_RO, no-writes) runs: Dispatch refuses its write commands.
+	ScriptReadOnly bool
+
+	// ScriptSlot is the hash slot of the running script's keys, -1 before
+	// it touched one; ScriptCrossSlot lets it touch any (cmd_cluster.go).
+	// Cluster mode only.
+	ScriptSlot      int
+	ScriptCrossSlot bool
+
+	// ScriptCaller is set on a script's session while a script runs: the
+	// EVAL (or EVALSHA...) call running it. A PUBLISH from the script to
+	// the caller's own connection goes out there at once, between the
+	// caller's replies, as Redis writes it.
+	ScriptCaller *Call
+
+	// Done is closed when the server stops: a command held by a pause
+	// stops waiting. Nil: never.
+	Done <-chan struct{}
+
+	// BeforeRun, when set, is called by Dispatch just before a command
+	// that passed every check runs: resp/ hands a connection that is
+	// about to subscribe to the pub/sub hub there.
+	BeforeRun func(*Command)
+
+	// Direct marks the Go API's direct helpers (Server.Get, DB(n).Set...),
+	// a test's back door to its data: the forced error (forced.go) does
+	// not refuse them, and total_commands_processed does not count them.
+	Direct bool
+
+	// Fields that other connections read (CLIENT LIST, INFO) are behind mu.
+	mu         sync.Mutex
+	name       string
+	libName    string
+	libVer     string
+	addr       string
+	laddr      string
+	lastCmd    string
+	lastActive time.Time
+	flags      string
+	trackFlags string // CLIENT LIST letters of the tracking mode: t, R, B
+	redir      int64  // CLIENT LIST redir=: -1 while tracking is off
+	noEvict    bool   // CLIENT NO-EVICT ON
+	readOnly   bool   // READONLY in cluster mode (cmd_cluster.go)
+	db         int    // copies of DB and Proto for other readers
+	proto      int
+
+	Sub   atomic.Int32 // channel subscriptions
+	PSub  atomic.Int32 // pattern subscriptions
+	SSub  atomic.Int32 // shard channel subscriptions
+	Multi atomic.Int32 // queued commands, -1 when not in MULTI
+	// multiMem is the queued commands' size (CLIENT LIST multi-mem).
+	multiMem atomic.Int64
+	// connStats reads the connection's figures for CLIENT LIST (see
+	// SetConnStats); nil for sessions without a connection.
+	connStats atomic.Pointer[func() ConnStats]
+
+	// ScriptDirty: the script whose session this is has run a write
+	// command (Redis's SCRIPT_WRITE_DIRTY); luasvc clears it for each run.
+	ScriptDirty bool
+	// ScriptAllowOOM: the script declares allow-oom (set by luasvc).
+	ScriptAllowOOM bool
+	// preOOM: the server was past maxmemory when this client's current
+	// command started (Redis's pre_command_oom_state, guards.go).
+	preOOM bool
+
+	// Close asks the owner to close the connection (CLIENT KILL, shutdown).
+	Close func()
+
+	// Client-side caching (tracking.go): the mode, nil while tracking is
+	// off, guarded by the engine's tracker (only the owner sets it).
+	track *trackState
+	// pushFn writes out-of-band frames (invalidations) to the connection;
+	// nil while it cannot receive them (see SetPush).
+	pushFn atomic.Pointer[func(write func(Writer))]
+	// afterReply are the invalidations for this client's own changes,
+	// sent after its command's reply (RunAfterReply). Owner goroutine only.
+	afterReply []func()
+
+	// CLIENT REPLY state, owner goroutine only: replyOff until CLIENT
+	// REPLY ON; replySkip drops the current command's reply, and
+	// replySkipNext becomes replySkip for the next command.
+	replyOff, replySkip, replySkipNext bool
+
+	// monitoring is set while the session is a MONITOR (monitor.go).
+	monitoring atomic.Bool
+}
+
+// Config configures an Engine. Its parameters (databases, dir,
+// appendonly, timeout...) are Params, by their redis.conf names: the
+// config package's spec says what each takes and the engine checks them
+// as CONFIG SET does (config_runtime.go).
+type Config struct {
+	// Params are the parameters given at start, by name (a parameter not
+	// given takes the spec's default). An unknown name or a value the
+	// spec refuses fails New. Those the assembler applies (port, bind,
+	// tls-*, maxclients, loglevel...) are kept for CONFIG GET.
+	Params map[string]string
+	// Hooks are how CONFIG SET reaches the parameters the assembler
+	// applies at runtime (the server's port and bind).
+	Hooks map[string]ParamHook
+	// ConfigFile is the file CONFIG REWRITE writes (INFO's config_file);
+	// "" when the server started without one.
+	ConfigFile string
+	// Version is the assembler's own version, for INFO (lockredis_version).
+	Version string
+
+	Clock *Clock // default: a real clock
+	Path  string // buntdb file; "" keeps the keyspace in memory (unless appendonly)
+	Logf  func(level, format string, args ...any)
+
+	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
+	// assembles the server sets it (cmd/lockredis exits with status 0, an
+	// embedded server closes itself). It must return at once and stop
+	// the server in the background: the SHUTDOWN connection is still
+	// being served. Nil: SHUTDOWN is refused.
+	Shutdown func(ShutdownFlags)
+
+	// OnConfigSet, when set, is told of every parameter CONFIG SET
+	// changed (name, normalized value), after the engine applied it: the
+	// assembler applies those it owns (loglevel).
+	OnConfigSet func(name, value string)
+
+	// Restore, for an in-memory keyspace, is the content it starts with:
+	// an earlier engine's Snapshot (snapshot.go).
+	Restore *Snapshot
+}
+
+// Publisher delivers PUBLISH messages. The engine counts receivers while
+// the command runs and delivers after the transaction commits.
+type Publisher interface {
+	Receivers(channel []byte) int
+	Deliver(channel, message []byte)
+}
+
+// Stats are the counters INFO reports.
+type Stats struct {
+	Connections     atomic.Int64 // total_connections_received
+	Commands        atomic.Int64 // total_commands_processed
+	Rejected        atomic.Int64 // rejected_connections
+	ExpiredKeys     atomic.Int64
+	KeyspaceHits    atomic.Int64
+	KeyspaceMisses  atomic.Int64
+	NetInputBytes   atomic.Int64
+	NetOutputBytes  atomic.Int64
+	ErrorReplies    atomic.Int64
+	PubsubMessages  atomic.Int64
+	ProtocolErrors  atomic.Int64
+	ExpireCycleRuns atomic.Int64
+
+	aofFsync histogram // how long the AOF's fsyncs took (StatsSnapshot)
+}
+
+// Err replies with an error value.
+func (c *Call) Err(err error) { c.W.Error(err.Error()) }
+
+// OK replies +OK.
+func (c *Call) OK() { c.W.Status("OK") }
+
+// Errf replies with a formatted error; the format must start with a prefix.
+func (c *Call) Errf(format string, args ...any) { c.W.Error(fmt.Sprintf(format, args...)) }
+
+// Keyspace is the engine's keyspace core: change notification, Apply,
+// snapshots and the follower switch for replication (keyspace/changes.go).
+func (e *Engine) Keyspace() *keyspace.Store { return e.ks }
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg.Config }
+
+// Databases is the number of databases.
+func (e *Engine) Databases() int { return e.cfg.Databases }
+
+// Publisher returns the connected publisher, or nil.
+func (e *Engine) Publisher() Publisher { return e.publisher }
+
+// Started is when the engine started.
+func (e *Engine) Started() time.Time { return e.started }
+
+// Logf logs through the configured logger.
+func (e *Engine) Logf(level, format string, args ...any) { e.cfg.Logf(level, format, args...) }
+
+// Sessions returns the live sessions ordered by id.
+func (e *Engine) Sessions() []*Session {
+	e.clientsMu.Lock()
+	out := make([]*Session, 0, len(e.clients))
+	for _, s := range e.clients {
+		out = append(out, s)
+	}
+	e.clientsMu.Unlock()
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// ClientCount is the number of connected clients.
+func (e *Engine) ClientCount() int {
+	e.clientsMu.Lock()
+	defer e.clientsMu.Unlock()
+	return len(e.clients)
+}
+
+// Handler runs one command. It writes exactly one reply to c.W.
+type Handler func(c *Call)
+
+// Command is one entry of the command table: written once, it runs the
+// same from a socket, inside MULTI/EXEC and from redis.call. Its Spec
+// (arity, flags, keys, documentation) comes from the spec files by name.
+type Command struct {
+	*Spec
+	Name    string // lower case; for a subcommand the part after '|'
+	Handler Handler
+
+	// Subcommands makes this a container (CLIENT, CONFIG, ...). The
+	// container's own Handler is unused.
+	Subcommands []*Command
+
+	parent *Command
+	subs   map[string]*Command
+
+	aclID   int    // the command's bit in ACL selectors (acl.go)
+	aclCats uint32 // its ACL categories as bits
+
+}
