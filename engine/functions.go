@@ -24,26 +24,20 @@ type FunctionCounts struct {
 	ScriptMemory int64
 }
 
-// SetFunctionCount registers how INFO counts the libraries and functions
-// (luasvc).
-func (e *Engine) SetFunctionCount(fn func() FunctionCounts) {
-	e.functions.count.Store(&fn)
-}
-
-func (e *Engine) functionCount() FunctionCounts {
-	if fn := e.functions.count.Load(); fn != nil {
+// counts is what the registered counter says (none: zeros).
+func (f *functionsState) counts() FunctionCounts {
+	if fn := f.count.Load(); fn != nil {
 		return (*fn)()
 	}
 	return FunctionCounts{}
 }
 
-// SetFunctionBusy is SetScriptBusy for a function (FCALL): other clients
-// are told to use FUNCTION KILL rather than SCRIPT KILL.
-func (e *Engine) SetFunctionBusy(on bool) {
+// running counts a function that runs past the busy threshold (on) or
+// has ended (off).
+func (f *functionsState) running(on bool) {
 	if on {
-		e.functions.busy.Add(1)
+		f.busy.Add(1)
 	} else {
-		e.functions.busy.Add(-1)
+		f.busy.Add(-1)
 	}
-	e.SetScriptBusy(on)
 }

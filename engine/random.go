@@ -17,21 +17,20 @@ type randSource struct {
 	r      *rand.Rand
 }
 
-// Seed makes the engine's random picks reproducible: after Seed(n), the
-// same commands on the same data pick the same elements.
-func (e *Engine) Seed(seed int64) {
-	e.rand.mu.Lock()
-	e.rand.r = rand.New(rand.NewPCG(uint64(seed), 0))
-	e.rand.mu.Unlock()
-	e.rand.seeded.Store(true)
+// seed makes the picks reproducible (Engine.Seed).
+func (r *randSource) seed(seed int64) {
+	r.mu.Lock()
+	r.r = rand.New(rand.NewPCG(uint64(seed), 0))
+	r.mu.Unlock()
+	r.seeded.Store(true)
 }
 
-// randIntN returns a random int in [0, n).
-func (e *Engine) randIntN(n int) int {
-	if !e.rand.seeded.Load() {
+// intN returns a random int in [0, n).
+func (r *randSource) intN(n int) int {
+	if !r.seeded.Load() {
 		return rand.IntN(n)
 	}
-	e.rand.mu.Lock()
-	defer e.rand.mu.Unlock()
-	return e.rand.r.IntN(n)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.r.IntN(n)
 }

@@ -403,3 +403,23 @@ type Command struct {
 	aclCats uint32 // its ACL categories as bits
 
 }
+
+// Seed makes the engine's random picks reproducible: after Seed(n), the
+// same commands on the same data pick the same elements (random.go).
+func (e *Engine) Seed(seed int64) { e.rand.seed(seed) }
+
+// randIntN returns a random int in [0, n) (random.go).
+func (e *Engine) randIntN(n int) int { return e.rand.intN(n) }
+
+// SetFunctionCount registers how INFO counts the libraries and functions
+// (luasvc; functions.go).
+func (e *Engine) SetFunctionCount(fn func() FunctionCounts) { e.functions.count.Store(&fn) }
+
+func (e *Engine) functionCount() FunctionCounts { return e.functions.counts() }
+
+// SetFunctionBusy is SetScriptBusy for a function (FCALL): other clients
+// are told to use FUNCTION KILL rather than SCRIPT KILL.
+func (e *Engine) SetFunctionBusy(on bool) {
+	e.functions.running(on)
+	e.SetScriptBusy(on)
+}
