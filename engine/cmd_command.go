@@ -358,29 +358,24 @@ func cmdCommandList(c *Call) {
 // does. It returns the positions of the keys and their key-spec flags, or
 // false when the arguments cannot hold the keys the specs describe.
 func commandKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
-	if keys, ok := setKeys(cmd, args); ok {
-		return keys, true
-	}
-	if keys, ok := sortKeys(cmd, args); ok {
-		return keys, true
+	if cmd.keysProc != nil && cmd.keysFirst {
+		if keys, ok := cmd.keysProc(cmd, args); ok {
+			return keys, true
+		}
 	}
 	keys, ok := keysFromSpecs(cmd, args)
 	if ok {
 		return keys, true
 	}
-	if keys, ok := migrateKeys(cmd, args); ok { // its KEYS spec is incomplete (cmd_migrate.go)
-		return keys, true
+	if cmd.keysProc != nil && !cmd.keysFirst {
+		if keys, ok := cmd.keysProc(cmd, args); ok {
+			return keys, true
+		}
 	}
 	if cmd.MovableKeys() {
 		return keysFromCount(cmd, args), true
 	}
 	return nil, false
-}
-
-// keyRef is a key's position in the command line and its access flags.
-type keyRef struct {
-	pos   int
-	flags []string
 }
 
 // keysFromSpecs walks the key specs; false for a spec the arguments do not
@@ -508,20 +503,6 @@ func atoi(b []byte) int {
 		return -n
 	}
 	return n
-}
-
-// setKeys: SET's key spec has variable flags, so Redis asks SET itself: a
-// GET option makes the key read and written, else it is overwritten.
-func setKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
-	if cmd.FullName != "set" {
-		return nil, false
-	}
-	for _, a := range args[3:] {
-		if EqualFold(a, "get") {
-			return []keyRef{{1, []string{"RW", "access", "update"}}}, true
-		}
-	}
-	return []keyRef{{1, []string{"OW", "update"}}}, true
 }
 
 // commandGetkeys handles COMMAND GETKEYS and (withFlags) GETKEYSANDFLAGS

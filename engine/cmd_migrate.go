@@ -39,7 +39,7 @@ var (
 )
 
 func migrateCommands() []*Command {
-	return []*Command{{Name: "migrate", Handler: cmdMigrate}}
+	return []*Command{{Name: "migrate", Handler: cmdMigrate, keysProc: migrateKeys}}
 }
 
 // migration is one MIGRATE: its options and the keys found.

@@ -24,8 +24,8 @@ var (
 
 func sortCommands() []*Command {
 	return []*Command{
-		{Name: "sort", Handler: func(c *Call) { sortGeneric(c, false) }},
-		{Name: "sort_ro", Handler: func(c *Call) { sortGeneric(c, true) }},
+		{Name: "sort", Handler: func(c *Call) { sortGeneric(c, false) }, keysProc: sortKeys, keysFirst: true},
+		{Name: "sort_ro", Handler: func(c *Call) { sortGeneric(c, true) }, keysProc: sortKeys, keysFirst: true},
 	}
 }
 

@@ -22,7 +22,7 @@ var (
 func stringCommands() []*Command {
 	return append([]*Command{
 		{Name: "get", Handler: cmdGet},
-		{Name: "set", Handler: cmdSet},
+		{Name: "set", Handler: cmdSet, keysProc: setKeys, keysFirst: true},
 		{Name: "setnx", Handler: cmdSetNX},
 		{Name: "setex", Handler: cmdSetEX},
 		{Name: "psetex", Handler: cmdPSetEX},
@@ -612,4 +612,18 @@ func cmdSetRange(c *Call) {
 	c.Tx.Put(key, v)
 	c.Tx.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(v.Payload)))
+}
+
+// setKeys: SET's key spec has variable flags, so Redis asks SET itself: a
+// GET option makes the key read and written, else it is overwritten.
+func setKeys(cmd *Command, args [][]byte) ([]keyRef, bool) {
+	if cmd.FullName != "set" {
+		return nil, false
+	}
+	for _, a := range args[3:] {
+		if EqualFold(a, "get") {
+			return []keyRef{{1, []string{"RW", "access", "update"}}}, true
+		}
+	}
+	return []keyRef{{1, []string{"OW", "update"}}}, true
 }

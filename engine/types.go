@@ -402,6 +402,12 @@ type Command struct {
 	aclID   int    // the command's bit in ACL selectors (acl.go)
 	aclCats uint32 // its ACL categories as bits
 
+	// keysProc finds the command's keys where its key specs cannot
+	// (Redis's getkeys_proc), registered by its family: SET, whose key
+	// flags depend on GET, and SORT ask it before the specs (keysFirst),
+	// MIGRATE, whose KEYS spec is incomplete, after them (commandKeys).
+	keysProc  func(cmd *Command, args [][]byte) ([]keyRef, bool)
+	keysFirst bool
 }
 
 // Seed makes the engine's random picks reproducible: after Seed(n), the
@@ -422,4 +428,10 @@ func (e *Engine) functionCount() FunctionCounts { return e.functions.counts() }
 func (e *Engine) SetFunctionBusy(on bool) {
 	e.functions.running(on)
 	e.SetScriptBusy(on)
+}
+
+// keyRef is a key's position in the command line and its access flags.
+type keyRef struct {
+	pos   int
+	flags []string
 }
