@@ -549,3 +549,31 @@ func cmdClientSetinfo(c *Call) {
 	}
 	c.OK()
 }
+
+var errClientName = errors.New("ERR Client names cannot contain spaces, newlines or special characters.")
+
+// validClientName checks a CLIENT SETNAME / HELLO SETNAME name: printable
+// ASCII without spaces.
+func validClientName(name []byte) error {
+	for _, b := range name {
+		if b < '!' || b > '~' {
+			return errClientName
+		}
+	}
+	return nil
+}
+
+// parseMsTimeout parses a timeout in milliseconds (WAIT, WAITAOF, CLIENT
+// PAUSE), replying Redis's error when it is invalid.
+func parseMsTimeout(c *Call, arg []byte) (int64, bool) {
+	ms, ok := ParseInt(arg)
+	if !ok {
+		c.Err(errTimeoutNotInteger)
+		return 0, false
+	}
+	if ms < 0 {
+		c.Err(ErrTimeoutNegative)
+		return 0, false
+	}
+	return ms, true
+}

@@ -22,7 +22,6 @@ var (
 	errHelloNoAuth = errors.New("NOAUTH HELLO must be called with the client already authenticated, " +
 		"otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and " +
 		"select the RESP protocol version at the same time")
-	errClientName = errors.New("ERR Client names cannot contain spaces, newlines or special characters.")
 )
 
 func connectionCommands() []*Command {
@@ -136,17 +135,6 @@ func cmdAuth(c *Call) {
 		return
 	}
 	c.OK()
-}
-
-// validClientName checks a CLIENT SETNAME / HELLO SETNAME name: printable
-// ASCII without spaces.
-func validClientName(name []byte) error {
-	for _, b := range name {
-		if b < '!' || b > '~' {
-			return errClientName
-		}
-	}
-	return nil
 }
 
 // cmdHello handles HELLO [protover [AUTH user pass] [SETNAME name]]. As in

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 )
@@ -658,21 +657,4 @@ func pqsortRange(a []geoPoint, base, n int, cmp func(x, y *geoPoint) int, lo, hi
 			return
 		}
 	}
-}
-
-// geoScoreBits is C's (uint64_t) cast of a score on x86-64, for sets whose
-// scores are not all geohashes: negative values wrap, values past 2^64
-// become 0.
-func geoScoreBits(score float64) uint64 {
-	const two63 = 1 << 63
-	switch {
-	case score >= two63:
-		if score >= 2*two63 {
-			return 0
-		}
-		return uint64(int64(score-two63)) ^ (1 << 63)
-	case score < -two63 || math.IsNaN(score):
-		return 1 << 63
-	}
-	return uint64(int64(score))
 }

@@ -77,21 +77,6 @@ func cmdTime(c *Call) {
 	c.W.Bulk(strconv.AppendInt(usec[:0], int64(now.Nanosecond()/1000), 10))
 }
 
-// parseMsTimeout parses a timeout in milliseconds (WAIT, WAITAOF, CLIENT
-// PAUSE), replying Redis's error when it is invalid.
-func parseMsTimeout(c *Call, arg []byte) (int64, bool) {
-	ms, ok := ParseInt(arg)
-	if !ok {
-		c.Err(errTimeoutNotInteger)
-		return 0, false
-	}
-	if ms < 0 {
-		c.Err(ErrTimeoutNegative)
-		return 0, false
-	}
-	return ms, true
-}
-
 // cmdWait answers 0 replicas at once: there are none. Redis, asked for
 // more than 0 replicas, would first block until the timeout.
 func cmdWait(c *Call) {
