@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ACL users, Redis 7.0's acl.c: users with passwords and flags, and
@@ -23,39 +24,11 @@ import (
 // and swaps the user's pointer, so that a permission check (acl_check.go)
 // is an atomic load and, for a user allowed everything, one flag test.
 
-// aclCategories are Redis 7.0's ACL categories in its order (ACL CAT).
-var aclCategories = []string{
-	"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string",
-	"bitmap", "hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow",
-	"blocking", "dangerous", "connection", "transaction", "scripting",
-}
-
-// aclCategoryBit is the bit of a category name (any case), 0 when unknown.
-func aclCategoryBit(name string) uint32 {
-	for i, c := range aclCategories {
-		if strings.EqualFold(c, name) {
-			return 1 << i
-		}
-	}
-	return 0
-}
-
-// aclCategoryBits turns a spec's "@write"-style categories into bits.
-func aclCategoryBits(cats []string) uint32 {
-	var out uint32
-	for _, c := range cats {
-		out |= aclCategoryBit(strings.TrimPrefix(c, "@"))
-	}
-	return out
-}
-
 // cmdBits is a selector's command bitmap, indexed by Command.aclID. As in
 // Redis, the last bit is never a command's: +@all sets it, so it tells a
 // user that may run commands added later from one that was given them one
 // by one.
 type cmdBits [1024 / 64]uint64
-
-const aclFutureBit = 1024 - 1
 
 func (b *cmdBits) get(id int) bool { return b[id/64]&(1<<(id%64)) != 0 }
 func (b *cmdBits) set(id int, v bool) {
@@ -925,3 +898,38 @@ func (a *aclState) addSessionAuth(s *Session) {
 	a.setDefaultAuth(s)
 	s.Authenticated = s.Authenticated || was
 }
+
+// aclLogEntry is one entry of ACL LOG.
+type aclLogEntry struct {
+	count    int64
+	reason   aclResult
+	context  string
+	object   string
+	username string
+	ctime    time.Time
+	cinfo    string
+}
+
+// The ACL permission check, Redis 7.0's ACLCheckAllPerm: a command runs
+// when one of its user's selectors allows the command (or subcommand, or
+// its first argument), every key it names with the access its key specs
+// declare, and every channel it publishes or subscribes to. Dispatch
+// calls aclRefuses at Redis's place in processCommand (after the MULTI
+// check, before subscribed mode) and at scriptCall's (after noscript);
+// EXEC checks its queue again when it runs.
+//
+// A user allowed every command, key and channel (the default user unless
+// configured otherwise) costs two atomic loads and a flag test: no key is
+// looked at.
+
+// aclResult is Redis's ACL_OK / ACL_DENIED_*, in its order (a larger
+// value is the more relevant error when selectors disagree).
+type aclResult int
+
+const (
+	aclOK aclResult = iota
+	aclDeniedCmd
+	aclDeniedKey
+	aclDeniedAuth
+	aclDeniedChannel
+)

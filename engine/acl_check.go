@@ -5,30 +5,6 @@ import (
 	"time"
 )
 
-// The ACL permission check, Redis 7.0's ACLCheckAllPerm: a command runs
-// when one of its user's selectors allows the command (or subcommand, or
-// its first argument), every key it names with the access its key specs
-// declare, and every channel it publishes or subscribes to. Dispatch
-// calls aclRefuses at Redis's place in processCommand (after the MULTI
-// check, before subscribed mode) and at scriptCall's (after noscript);
-// EXEC checks its queue again when it runs.
-//
-// A user allowed every command, key and channel (the default user unless
-// configured otherwise) costs two atomic loads and a flag test: no key is
-// looked at.
-
-// aclResult is Redis's ACL_OK / ACL_DENIED_*, in its order (a larger
-// value is the more relevant error when selectors disagree).
-type aclResult int
-
-const (
-	aclOK aclResult = iota
-	aclDeniedCmd
-	aclDeniedKey
-	aclDeniedAuth
-	aclDeniedChannel
-)
-
 // Contexts of ACL log entries.
 const (
 	aclCtxToplevel = "toplevel"
@@ -250,17 +226,6 @@ func (e *Engine) UserCan(s *Session, args [][]byte) (allowed, ok bool) {
 	}
 	res, _ := checkRules(u.load(), cmd, args)
 	return res == aclOK, true
-}
-
-// aclLogEntry is one entry of ACL LOG.
-type aclLogEntry struct {
-	count    int64
-	reason   aclResult
-	context  string
-	object   string
-	username string
-	ctime    time.Time
-	cinfo    string
 }
 
 // aclLogDenial records a refused command (addACLLogEntry).

@@ -211,7 +211,8 @@ func cmdConfigResetstat(c *Call) {
 	} {
 		v.Store(0)
 	}
-	c.E.resetStats()
+	c.E.tally.reset()       // every command's counters, the error counts (stats.go)
+	c.E.locks.stats.reset() // the lock statistics (lockqueue.go)
 	c.OK()
 }
 

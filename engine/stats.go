@@ -104,13 +104,6 @@ func (t *commandTally) reset() {
 	t.errors.mu.Unlock()
 }
 
-// resetStats clears what CONFIG RESETSTAT clears here: every command's
-// counters and the error counts.
-func (e *Engine) resetStats() {
-	e.tally.reset()
-	e.locks.stats.reset()
-}
-
 // infoCommandstats writes one line per command that was called, rejected
 // or failed: cmdstat_<name>:calls=..,usec=..,usec_per_call=..,
 // rejected_calls=..,failed_calls=.. (sorted by name; Redis's order is its
