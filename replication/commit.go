@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 var (
@@ -18,10 +20,10 @@ var (
 // The engine reports each write transaction's changes in commit order
 // (capture, under the engine's write lock); they queue here, numbered by
 // seq. One goroutine (run) takes everything queued so far, makes it one
-// entry and hands it to raft once the entry before it has committed
-// (maxInflight): while an entry is being appended, replicated and
-// fsynced, the next batch grows, so many clients' writes share one entry,
-// one append and one fsync on each node. Entries commit in order;
+// entry and hands it to raft once the entry before it has committed:
+// while an entry is being appended, replicated and fsynced, the next
+// batch grows, so many clients' writes share one entry, one append and
+// one fsync on each node. Entries commit in order;
 // committed is the seq of the last change known to be committed. A reply
 // that depends on seq s waits for committed >= s.
 type committer struct {
@@ -35,10 +37,6 @@ type committer struct {
 	failed    error    // set when entries of term may never commit
 	wake      chan struct{}
 	lastEntry time.Time // when the last entry was made (ticks fill gaps)
-	// inflight counts the entries of term handed to raft whose commit is
-	// not known yet; flush makes no new change entry while it is at
-	// maxInflight, so the writes of that time grow the next one.
-	inflight int
 	// waiters wait for a Seq to commit, each told its outcome once.
 	waiters []waiter
 }
@@ -61,7 +59,6 @@ func (c *committer) reset(term, seq uint64) {
 	defer c.mu.Unlock()
 	c.term, c.queue, c.failed = term, nil, nil
 	c.captured, c.committed = seq, seq
-	c.inflight = 0
 	// fail told every waiter of the previous term already.
 	c.release(errLeadershipLost)
 }
@@ -152,6 +149,19 @@ func (c *committer) fail(err error, engineSeq uint64) (uncommitted bool) {
 // run makes entries of what is queued, until the node stops. While the
 // node leads and nothing was written for a while, it makes a tick entry
 // so that the replicated clock a new leader continues from stays recent.
+//
+// One change entry is in raft at a time: run waits for its commit, then
+// at once makes the next one of everything queued meanwhile. Raft would
+// take more (its leader stores all pending entries in one bbolt commit),
+// but every entry costs its encoding, a bbolt put, an apply on every node
+// and goroutine hand-offs, and the group is bound by CPU before its disk
+// (three processes each fsyncing and switching per commit). Measured
+// with 50 clients alternating with a standalone node on the 2 shared
+// cores: without a bound one entry per 1.4 writes; with 1, 2 or 3 in
+// flight 18, 12 and 10 writes per entry, and 1 was the fastest and used
+// the least CPU, 15% less than no bound (docs/replication.md#figures).
+// Waiting here rather than in a goroutine per entry saves a hand-off
+// between a commit and the next entry.
 func (c *committer) run() {
 	defer c.n.wg.Done()
 	tick := time.NewTicker(tickEvery / 2)
@@ -163,7 +173,21 @@ func (c *committer) run() {
 		case <-c.wake:
 		case <-tick.C:
 		}
-		c.flush()
+		for {
+			f, term, upTo := c.flush()
+			if f == nil {
+				break
+			}
+			// Raft resolves the future when the entry is committed and
+			// applied, or fails it when leadership is lost or raft
+			// shuts down.
+			c.resolved(term, upTo, f.Error())
+			select {
+			case <-c.n.stop:
+				return
+			default:
+			}
+		}
 	}
 }
 
@@ -172,12 +196,12 @@ func (c *committer) run() {
 // election) behind the old leader's, so TTLs are extended by at most that.
 const tickEvery = time.Second
 
-// flush sends what is queued as one entry and arranges for the waiters to
-// learn when it commits.
-func (c *committer) flush() {
+// flush sends what is queued as one entry. When the entry carries
+// changes it returns its future, the term and the Seq of its last change.
+func (c *committer) flush() (f raft.ApplyFuture, term, upTo uint64) {
 	r := c.n.r.Load()
 	if r == nil {
-		return
+		return nil, 0, 0
 	}
 	c.mu.Lock()
 	term, queue, upTo, failed := c.term, c.queue, c.captured, c.failed
@@ -185,19 +209,10 @@ func (c *committer) flush() {
 		// Not serving yet (a new leader announcing itself): what is
 		// queued waits.
 		c.mu.Unlock()
-		return
-	}
-	if len(queue) > 0 && c.inflight >= maxInflight {
-		// The entries in flight will kick when one commits; what is
-		// queued meanwhile goes out then, as one entry.
-		c.mu.Unlock()
-		return
+		return nil, 0, 0
 	}
 	c.queue = nil
 	idle := time.Since(c.lastEntry) >= tickEvery
-	if len(queue) > 0 {
-		c.inflight++
-	}
 	c.mu.Unlock()
 	var data []byte
 	switch {
@@ -206,22 +221,16 @@ func (c *committer) flush() {
 	case idle:
 		data = c.n.makeEntry(kindTick, term, nil)
 	default:
-		return
+		return nil, 0, 0
 	}
 	c.mu.Lock()
 	c.lastEntry = time.Now()
 	c.mu.Unlock()
-	f := r.Apply(data, 0)
+	f = r.Apply(data, 0)
 	if len(queue) == 0 {
-		return
+		return nil, 0, 0
 	}
-	// Waiting for the future in a goroutine of its own lets the next
-	// batch go out now; raft resolves futures in log order, and the
-	// committed mark only moves forward.
-	go func() {
-		c.resolved(term, upTo, f.Error())
-		c.kick()
-	}()
+	return f, term, upTo
 }
 
 // resolved records the outcome of an entry of term that carried the
@@ -233,9 +242,6 @@ func (c *committer) resolved(term, upTo uint64, err error) {
 	if c.term != term {
 		return
 	}
-	if c.inflight > 0 {
-		c.inflight--
-	}
 	switch {
 	case err != nil:
 		if c.failed == nil {
@@ -246,19 +252,6 @@ func (c *committer) resolved(term, upTo uint64, err error) {
 		c.advance(upTo)
 	}
 }
-
-// maxInflight is how many change entries may be in raft at once, not
-// known to be committed. One: the writes that arrive while an entry is
-// being stored, replicated and committed all go into the next one. Raft
-// would take more (its leader stores all pending entries in one bbolt
-// commit), but every entry costs its encoding, a bbolt put and an apply
-// on every node; the group is bound by CPU before its disk (three
-// processes each fsyncing and switching goroutines per commit). Measured
-// with 50 clients alternating with a standalone node on the 2 shared
-// cores: without a bound one entry per 1.4 writes; bounded at 1, 2 or 3
-// in flight, 18, 12 and 10 writes per entry, and 1 was the fastest and
-// used the least CPU, 15% less than no bound (docs/replication.md#figures).
-const maxInflight = 1
 
 // kick makes run look at the queue now.
 func (c *committer) kick() {
