@@ -157,8 +157,8 @@ func (c *committer) fail(err error, engineSeq uint64) (uncommitted bool) {
 // and goroutine hand-offs, and the group is bound by CPU before its disk
 // (three processes each fsyncing and switching per commit). Measured
 // with 50 clients alternating with a standalone node on the 2 shared
-// cores: without a bound one entry per 1.4 writes; with 1, 2 or 3 in
-// flight 18, 12 and 10 writes per entry, and 1 was the fastest and used
+// cores: without a bound one entry per 1.2 writes; with 1, 2 or 3 in
+// flight 15, 10 and 8 writes per entry, and 1 was the fastest and used
 // the least CPU, 15% less than no bound (docs/replication.md#figures).
 // Waiting here rather than in a goroutine per entry saves a hand-off
 // between a commit and the next entry.
