@@ -302,15 +302,15 @@ func (r *redissonClient) unsubscribe(ctx context.Context, channel string) {
 // the unlock channel and, until acquired, wait for an unlock message or
 // the TTL the refusal answered, and try again. It gives up at ctx's end.
 func (r *redissonClient) lock(ctx context.Context, kind redissonKind, name string, thread int, leaseMs int64) error {
-	ttl, ok, err := r.tryAcquire(ctx, kind, name, thread, leaseMs)
-	if ok || err != nil {
+	if _, ok, err := r.tryAcquire(ctx, kind, name, thread, leaseMs); ok || err != nil {
 		return err
 	}
 	channel := redissonChannel(kind, name)
 	latch := r.subscribe(ctx, channel)
 	defer r.unsubscribe(context.Background(), channel)
 	for {
-		if ttl, ok, err = r.tryAcquire(ctx, kind, name, thread, leaseMs); ok || err != nil {
+		ttl, ok, err := r.tryAcquire(ctx, kind, name, thread, leaseMs)
+		if ok || err != nil {
 			return err
 		}
 		wait := time.Hour
