@@ -18,55 +18,6 @@ func multiCommands() []*Command {
 	}
 }
 
-// InMulti reports whether the session is queuing commands.
-func (s *Session) InMulti() bool { return s.multi != nil }
-
-// Queue adds a command to the MULTI queue. args must stay valid until EXEC.
-func (s *Session) Queue(cmd *Command, args [][]byte) {
-	s.multi.queue = append(s.multi.queue, queuedCommand{cmd, args})
-	s.Multi.Store(int32(len(s.multi.queue)))
-	// CLIENT LIST's multi-mem, as Redis's mstate.argv_len_sums: the
-	// arguments' bytes and a pointer for each.
-	n := int64(8 * len(args))
-	for _, a := range args {
-		n += int64(len(a))
-	}
-	s.multiMem.Add(n)
-}
-
-// QueueHas reports whether a queued command satisfies match.
-func (s *Session) QueueHas(match func(*Command) bool) bool {
-	if s.multi == nil {
-		return false
-	}
-	for _, q := range s.multi.queue {
-		if match(q.cmd) {
-			return true
-		}
-	}
-	return false
-}
-
-// FailMulti marks the transaction as failed: a command was rejected while
-// queuing, so EXEC will answer EXECABORT.
-func (s *Session) FailMulti() {
-	if s.multi != nil {
-		s.multi.failed = true
-	}
-}
-
-func (s *Session) endMulti() {
-	s.multi = nil
-	s.Multi.Store(-1)
-	s.multiMem.Store(0)
-}
-
-// ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).
-func (e *Engine) ResetTransaction(s *Session) {
-	s.endMulti()
-	e.unwatchAll(s)
-}
-
 func cmdMulti(c *Call) {
 	if c.S.InMulti() {
 		c.Err(ErrMultiNested)
@@ -133,33 +84,4 @@ func cmdWatch(c *Call) {
 func cmdUnwatch(c *Call) {
 	c.E.unwatchAll(c.S)
 	c.OK()
-}
-
-func (e *Engine) unwatchAll(s *Session) {
-	if s.watch == nil {
-		return
-	}
-	e.watches.remove(s.watch)
-	s.watch = nil
-	e.listening.Add(-1)
-}
-
-// watchBroken reports whether EXEC must fail: a watched key was changed, or
-// has expired since it was watched (Redis's isWatchedKeyExpired).
-func (e *Engine) watchBroken(tx *Tx, s *Session) bool {
-	ws := s.watch
-	if ws == nil {
-		return false
-	}
-	if ws.dirty.Load() {
-		return true
-	}
-	e.watches.mu.Lock()
-	defer e.watches.mu.Unlock()
-	for k, expiredWhenWatched := range ws.keys {
-		if !expiredWhenWatched && tx.StoredButExpired(k.db, []byte(k.key)) {
-			return true
-		}
-	}
-	return false
 }

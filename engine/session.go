@@ -246,3 +246,46 @@ func (s *Session) Info(now time.Time) ClientInfo {
 		ReadOnly: s.readOnly, User: user, Conn: conn, MultiMem: multiMem,
 	}
 }
+
+// InMulti reports whether the session is queuing commands.
+func (s *Session) InMulti() bool { return s.multi != nil }
+
+// Queue adds a command to the MULTI queue. args must stay valid until EXEC.
+func (s *Session) Queue(cmd *Command, args [][]byte) {
+	s.multi.queue = append(s.multi.queue, queuedCommand{cmd, args})
+	s.Multi.Store(int32(len(s.multi.queue)))
+	// CLIENT LIST's multi-mem, as Redis's mstate.argv_len_sums: the
+	// arguments' bytes and a pointer for each.
+	n := int64(8 * len(args))
+	for _, a := range args {
+		n += int64(len(a))
+	}
+	s.multiMem.Add(n)
+}
+
+// QueueHas reports whether a queued command satisfies match.
+func (s *Session) QueueHas(match func(*Command) bool) bool {
+	if s.multi == nil {
+		return false
+	}
+	for _, q := range s.multi.queue {
+		if match(q.cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// FailMulti marks the transaction as failed: a command was rejected while
+// queuing, so EXEC will answer EXECABORT.
+func (s *Session) FailMulti() {
+	if s.multi != nil {
+		s.multi.failed = true
+	}
+}
+
+func (s *Session) endMulti() {
+	s.multi = nil
+	s.Multi.Store(-1)
+	s.multiMem.Store(0)
+}

@@ -184,3 +184,38 @@ func (tx *Tx) notifyFlush(db int) {
 		}
 	}
 }
+
+// ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).
+func (e *Engine) ResetTransaction(s *Session) {
+	s.endMulti()
+	e.unwatchAll(s)
+}
+
+func (e *Engine) unwatchAll(s *Session) {
+	if s.watch == nil {
+		return
+	}
+	e.watches.remove(s.watch)
+	s.watch = nil
+	e.listening.Add(-1)
+}
+
+// watchBroken reports whether EXEC must fail: a watched key was changed, or
+// has expired since it was watched (Redis's isWatchedKeyExpired).
+func (e *Engine) watchBroken(tx *Tx, s *Session) bool {
+	ws := s.watch
+	if ws == nil {
+		return false
+	}
+	if ws.dirty.Load() {
+		return true
+	}
+	e.watches.mu.Lock()
+	defer e.watches.mu.Unlock()
+	for k, expiredWhenWatched := range ws.keys {
+		if !expiredWhenWatched && tx.StoredButExpired(k.db, []byte(k.key)) {
+			return true
+		}
+	}
+	return false
+}
