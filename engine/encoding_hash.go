@@ -253,3 +253,42 @@ func (h *hashObj) compact() {
 	h.ents = out
 	h.index = nil
 }
+
+// The load functions return the decoded collection at key, nil when the key
+// is missing, and its expiry, to be handed back to the store function:
+// changing a collection never changes its TTL. The store functions delete
+// the key when the collection is empty, as Redis does, so commands may
+// count on a collection they load having an element: a stored one that
+// decodes to none (an empty or damaged payload, which only a corrupt file
+// holds) reads as missing, with a warning, instead of crashing them
+// (SPOP, HRANDFIELD... pick an element at random).
+
+func loadHash(tx *Tx, key []byte, read bool) (*hashObj, int64, error) {
+	v, ok, err := lookupTyped(tx, key, TypeHash, read)
+	if !ok {
+		return nil, 0, err
+	}
+	o := decodeHash(v.Payload)
+	o.hideExpired(hashFieldExpiry(v.Payload), tx.Ms)
+	if o.live == 0 {
+		if o.expired == 0 {
+			damaged(tx, key, v.Type)
+		}
+		return nil, 0, nil // every field expired: the sweeper deletes the key
+	}
+	return o, v.ExpireAt, nil
+}
+
+func storeHash(tx *Tx, key []byte, h *hashObj, expireAt int64) {
+	if h.expired > 0 {
+		// This write drops the fields loadHash hid because their time had
+		// passed: they expire now, as Redis's lazy field expiry says.
+		tx.Notify(NotifyHash, "hexpired", key)
+		h.expired = 0
+	}
+	if h.live == 0 {
+		tx.Delete(key)
+		return
+	}
+	tx.Put(key, Value{Type: TypeHash, ExpireAt: expireAt, Payload: encodeHash(h)})
+}

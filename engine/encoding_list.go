@@ -1,6 +1,8 @@
 package engine
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+)
 
 // listObj is a decoded list, head first.
 type listObj struct {
@@ -32,4 +34,25 @@ func encodeList(l *listObj) string {
 		b = appendStr(b, e)
 	}
 	return b2s(b)
+}
+
+func loadList(tx *Tx, key []byte, read bool) (*listObj, int64, error) {
+	v, ok, err := lookupTyped(tx, key, TypeList, read)
+	if !ok {
+		return nil, 0, err
+	}
+	o := decodeList(v.Payload)
+	if len(o.elems) == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
+}
+
+func storeList(tx *Tx, key []byte, l *listObj, expireAt int64) {
+	if len(l.elems) == 0 {
+		tx.Delete(key)
+		return
+	}
+	tx.Put(key, Value{Type: TypeList, ExpireAt: expireAt, Payload: encodeList(l)})
 }

@@ -300,3 +300,24 @@ func (s *setObj) removeAt(i int) {
 	}
 	s.members = append(s.members[:i], s.members[i+1:]...)
 }
+
+func loadSet(tx *Tx, key []byte, read bool) (*setObj, int64, error) {
+	v, ok, err := lookupTyped(tx, key, TypeSet, read)
+	if !ok {
+		return nil, 0, err
+	}
+	o := decodeSet(v.Payload)
+	if o.size() == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
+}
+
+func storeSet(tx *Tx, key []byte, s *setObj, expireAt int64) {
+	if s.size() == 0 {
+		tx.Delete(key)
+		return
+	}
+	tx.Put(key, Value{Type: TypeSet, ExpireAt: expireAt, Payload: encodeSet(s)})
+}

@@ -139,3 +139,24 @@ func listpackScoreText(d float64) string {
 	}
 	return FormatFloat(d)
 }
+
+func loadZset(tx *Tx, key []byte, read bool) (*zsetObj, int64, error) {
+	v, ok, err := lookupTyped(tx, key, TypeZSet, read)
+	if !ok {
+		return nil, 0, err
+	}
+	o := decodeZset(v.Payload)
+	if len(o.ents) == 0 {
+		damaged(tx, key, v.Type)
+		return nil, 0, nil
+	}
+	return o, v.ExpireAt, nil
+}
+
+func storeZset(tx *Tx, key []byte, z *zsetObj, expireAt int64) {
+	if len(z.ents) == 0 {
+		tx.Delete(key)
+		return
+	}
+	tx.Put(key, Value{Type: TypeZSet, ExpireAt: expireAt, Payload: encodeZset(z)})
+}
