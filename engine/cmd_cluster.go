@@ -34,9 +34,6 @@ func newClusterState(cfg settings) clusterState {
 	return clusterState{enabled: cfg.Cluster, myID: hex.EncodeToString(id[:])}
 }
 
-// ClusterEnabled reports whether the server emulates a cluster.
-func (e *Engine) ClusterEnabled() bool { return e.cluster.enabled }
-
 // ClusterMyID is the emulated node's id, as CLUSTER MYID answers it.
 func (e *Engine) ClusterMyID() string { return e.cluster.myID }
 

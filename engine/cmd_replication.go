@@ -44,7 +44,7 @@ func replicationCommands() []*Command {
 
 // cmdReplicaof is REPLICAOF host port and REPLICAOF NO ONE.
 func cmdReplicaof(c *Call) {
-	if c.E.cluster.enabled {
+	if c.E.ClusterEnabled() {
 		c.Err(errReplicaofCluster)
 		return
 	}
@@ -64,7 +64,7 @@ func cmdReplicaof(c *Call) {
 // after Redis's argument checks, a master without replicas has nothing to
 // fail over to.
 func cmdFailover(c *Call) {
-	if c.E.cluster.enabled {
+	if c.E.ClusterEnabled() {
 		c.Err(errFailoverCluster)
 		return
 	}

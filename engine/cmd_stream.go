@@ -43,7 +43,6 @@ func streamCommands() []*Command {
 }
 
 var (
-	errStreamID           = replyError("ERR Invalid stream ID specified as stream command argument")
 	errXaddIDZero         = replyError("ERR The ID specified in XADD must be greater than 0-0")
 	errXaddIDSmall        = replyError("ERR The ID specified in XADD is equal or smaller than the target stream top item")
 	errXaddExhausted      = replyError("ERR The stream has exhausted the last possible ID, unable to add more items")
@@ -54,7 +53,6 @@ var (
 	errLimitNoStrategy    = replyError("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
 	errXtrimNoStrategy    = replyError("ERR syntax error, XTRIM must be called with a trimming strategy")
 	errLimitNotApprox     = replyError("ERR syntax error, LIMIT cannot be used without the special ~ option")
-	errEndInterval        = replyError("ERR invalid end ID for the interval")
 	errXreadUnbalanced    = replyError("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.")
 	errXreadGroupOption   = replyError("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
 	errXreadNoackOption   = replyError("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
@@ -68,153 +66,6 @@ var (
 	errXsetidSmall        = replyError("ERR The ID specified in XSETID is smaller than the target stream top item")
 	errXsetidLength       = replyError("ERR The entries_added specified in XSETID is smaller than the target stream length")
 )
-
-// ------------------------------------------------------------ parsing IDs
-
-// parseUllC is Redis's string2ull on a C string: canonical integers, and
-// otherwise what strtoull accepts (leading spaces, a sign, zeros; a minus
-// wraps around).
-func parseUllC(s string) (uint64, bool) {
-	if v, ok := ParseInt([]byte(s)); ok {
-		return uint64(v), v >= 0
-	}
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	if i == len(s) {
-		return 0, false
-	}
-	var v uint64
-	for ; i < len(s); i++ {
-		d := s[i]
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-uint64(d-'0'))/10 {
-			return 0, false // ERANGE
-		}
-		v = v*10 + uint64(d-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-// parseStreamID is streamGenericParseIDOrReply: "-", "+" (not when strict),
-// <ms> (seq = missingSeq) or <ms>-<seq>; with seqStar, <ms>-* leaves the
-// sequence to be generated (seqGiven false).
-func parseStreamID(b []byte, missingSeq uint64, strict, seqStar bool) (id streamID, seqGiven bool, err error) {
-	if len(b) > 127 {
-		return id, false, errStreamID
-	}
-	s := string(b)
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		s = s[:i] // Redis reads the argument as a C string
-	}
-	if strict && (s == "-" || s == "+") {
-		return id, false, errStreamID
-	}
-	switch s {
-	case "-":
-		return streamID{}, true, nil
-	case "+":
-		return maxStreamID, true, nil
-	}
-	msPart, seqPart, hasSeq := s, "", false
-	if i := bytes.IndexByte([]byte(s), '-'); i >= 0 {
-		msPart, seqPart, hasSeq = s[:i], s[i+1:], true
-	}
-	ms, ok := parseUllC(msPart)
-	if !ok {
-		return id, false, errStreamID
-	}
-	seq, seqGiven := missingSeq, true
-	if hasSeq {
-		if seqStar && seqPart == "*" {
-			seq, seqGiven = 0, false
-		} else if seq, ok = parseUllC(seqPart); !ok {
-			return id, false, errStreamID
-		}
-	}
-	return streamID{ms, seq}, seqGiven, nil
-}
-
-func parseStrictID(b []byte) (streamID, error) {
-	id, _, err := parseStreamID(b, 0, true, false)
-	return id, err
-}
-
-// parseIntervalID is streamParseIntervalIDOrReply: a "(" prefix makes the
-// bound exclusive, and the ID after it strict.
-func parseIntervalID(b []byte, missingSeq uint64) (streamID, bool, error) {
-	if len(b) > 1 && b[0] == '(' {
-		id, _, err := parseStreamID(b[1:], missingSeq, true, false)
-		return id, true, err
-	}
-	id, _, err := parseStreamID(b, missingSeq, false, false)
-	return id, false, err
-}
-
-// parseRange reads a [start, end] interval; exclusive bounds move inward.
-func parseRange(startArg, endArg []byte) (streamID, streamID, error) {
-	start, ex, err := parseIntervalID(startArg, 0)
-	if err != nil {
-		return start, start, err
-	}
-	if ex {
-		var ok bool
-		if start, ok = start.incr(); !ok {
-			return start, start, errStartInterval
-		}
-	}
-	end, ex, err := parseIntervalID(endArg, math.MaxUint64)
-	if err != nil {
-		return start, end, err
-	}
-	if ex {
-		var ok bool
-		if end, ok = end.decr(); !ok {
-			return start, end, errEndInterval
-		}
-	}
-	return start, end, nil
-}
-
-func parseLongLong(b []byte) (int64, error) {
-	n, ok := ParseInt(b)
-	if !ok {
-		return 0, ErrNotInteger
-	}
-	return n, nil
-}
-
-// ------------------------------------------------------------ replies
-
-func writeStreamEntry(w Writer, e *streamEntry) {
-	w.Array(2)
-	w.BulkString(e.id.String())
-	w.Array(len(e.fields))
-	for _, f := range e.fields {
-		w.BulkString(f)
-	}
-}
-
-// collectRange gathers up to count (0: all) live entries of [start, end].
-func (s *streamObj) collectRange(start, end streamID, count int64, rev bool) []*streamEntry {
-	var out []*streamEntry
-	s.rangeEntries(start, end, rev, func(e *streamEntry) bool {
-		out = append(out, e)
-		return count == 0 || int64(len(out)) < count
-	})
-	return out
-}
 
 // ------------------------------------------------------------ XADD, XTRIM
 
@@ -654,15 +505,6 @@ func parseXread(c *Call) (xreadArgs, error) {
 
 func errNoGroupRead(key, group []byte) error {
 	return replyError("NOGROUP No such key '" + cArg(key) + "' or consumer group '" + cArg(group) + "' in XREADGROUP with GROUP option")
-}
-
-// cArg is an argument as Redis puts it in an error message with %s: up
-// to its first NUL byte, with newlines turned into spaces.
-func cArg(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	return sanitizeLine(string(b))
 }
 
 // xreadTarget is one stream of an XREAD: the ID to read after.

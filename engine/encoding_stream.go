@@ -801,3 +801,13 @@ func (s *streamObj) lag(g *streamGroup) (int64, bool) {
 	}
 	return int64(s.entriesAdded) - read, true
 }
+
+// collectRange gathers up to count (0: all) live entries of [start, end].
+func (s *streamObj) collectRange(start, end streamID, count int64, rev bool) []*streamEntry {
+	var out []*streamEntry
+	s.rangeEntries(start, end, rev, func(e *streamEntry) bool {
+		out = append(out, e)
+		return count == 0 || int64(len(out)) < count
+	})
+	return out
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -137,4 +138,13 @@ func sanitizeLine(s string) string {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	}
 	return s
+}
+
+// cArg is an argument as Redis puts it in an error message with %s: up
+// to its first NUL byte, with newlines turned into spaces.
+func cArg(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return sanitizeLine(string(b))
 }

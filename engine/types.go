@@ -435,3 +435,6 @@ type keyRef struct {
 	pos   int
 	flags []string
 }
+
+// ClusterEnabled reports whether the server emulates a cluster.
+func (e *Engine) ClusterEnabled() bool { return e.cluster.enabled }
