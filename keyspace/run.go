@@ -105,7 +105,7 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 		}
 	}
 	if tx.recording {
-		tx.closeBatch() // changes.go
+		tx.closeBatch() // record.go
 	}
 	if len(tx.after) > 0 || tx.batch != nil {
 		// Number the transaction while it still holds the lock, so
@@ -119,7 +119,7 @@ func (tx *Tx) run(bt *buntdb.Tx) (err error) {
 // functions queued with After (PUBLISH deliveries), which run only if it
 // committed, and in the order transactions committed.
 //
-// A ChangeListener (changes.go) is told of the transaction's batch first,
+// A ChangeListener (batch.go) is told of the transaction's batch first,
 // in the same order; the wait it returns runs between the two, so that
 // waiting for one batch holds back neither the next batch's Committed nor
 // anything but this transaction's own effects (and, to keep their order,

@@ -35,7 +35,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 // The snapshot stream (WriteSnapshot, RestoreSnapshot): everything the
 // replicated state holds, for Raft snapshots and for a follower that must
 // rebuild. It is the magic line, then the header and records in the binary
-// form of a change batch (changes.go):
+// form of a change batch (batch.go):
 //
 //	"lockredis-snapshot 1\n"
 //	nextToken (uvarint) | time (zigzag varint, unix ms)

@@ -206,7 +206,7 @@ type Tx struct {
 	// already announced (Hooks.Flushing).
 	flushing bool
 
-	// How Store.Run runs it (store.go).
+	// How Store.Run runs it (run.go).
 	body       func(*Tx)
 	runFn      func(*buntdb.Tx) error // tx.run, bound once
 	panicked   any
@@ -220,7 +220,7 @@ type Tx struct {
 	// applied at commit.
 	memDelta int64
 
-	// Change notification (changes.go). recording: a ChangeListener
+	// Change notification (record.go). recording: a ChangeListener
 	// listens, so the physical changes go to changes, which closeBatch
 	// turns into batch at commit. applying: Apply runs, at the time at.
 	recording bool

@@ -398,7 +398,7 @@ func (tx *Tx) FlushDB(db int) {
 func (tx *Tx) FlushAll() {
 	tx.up.Flushing(-1)
 	tx.record(Change{Kind: ChangeFlushAll})
-	keep := tx.keepFunctions() // functions_store.go
+	keep := tx.keepFunctions() // functions.go
 	tx.memoDrop()
 	if err := tx.bt.DeleteAll(); err != nil {
 		panic(err)
