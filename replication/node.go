@@ -66,6 +66,9 @@ type Node struct {
 	// (progress.go).
 	progMu   sync.Mutex
 	progress map[string]progress
+	// leadSince is when this node last started serving as leader
+	// (session.go).
+	leadSince time.Time
 
 	// lastMaster is the leader address +switch-master last announced.
 	lastMaster string
@@ -165,7 +168,8 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 	})
 	r.RegisterObserver(n.observer)
 	n.registerCommands()
-	n.wg.Add(5)
+	n.wg.Add(6)
+	go n.watchSessions()
 	go n.runCompactor()
 	go n.watchLeadership()
 	go n.watchLeader()
@@ -349,6 +353,9 @@ func (n *Node) takeOver() {
 	// are keys, engine/lock_session.go); taken before serving, so that
 	// none of a connection served from now on is among them.
 	orphans := n.eng.OrphanedSessions()
+	n.progMu.Lock()
+	n.leadSince = time.Now()
+	n.progMu.Unlock()
 	n.leading.Store(term)
 	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
@@ -389,7 +396,8 @@ func (n *Node) stepDown() {
 }
 
 // watchLeader follows who leads (raft's observations): sentinel clients
-// get +switch-master, forwarded connections to the old leader close.
+// get +switch-master, forwarded connections to the old leader close
+// (session.go).
 func (n *Node) watchLeader() {
 	defer n.wg.Done()
 	for {
@@ -413,7 +421,7 @@ func (n *Node) watchLeader() {
 // leaderChanged runs when the leader this node knows of changes (id ""
 // while there is none).
 func (n *Node) leaderChanged(id string) {
-	n.router.leaderChanged()
+	n.forwardsAfterLeaderChange(id)
 	if id != "" {
 		n.sentinelSwitch(id)
 	}
