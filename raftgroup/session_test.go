@@ -74,8 +74,12 @@ func TestSessionLocksEndAtLeaderChange(t *testing.T) {
 // The cut-off follower closes its client's connection on its own, before
 // the lock passes on, so that the old holder learns its session is gone.
 func TestSessionLocksEndWhenTheirNodeIsCutOff(t *testing.T) {
-	const timeout, lockDelay = 2 * time.Second, time.Second
-	g := raftgroup.RunWith(t, 3, raftgroup.Options{SessionTimeout: timeout})
+	const timeout, lockDelay = 3 * time.Second, time.Second
+	// hashicorp's own timeouts, slower than the LAN defaults: a leader
+	// that lost its quorum for a moment on a loaded test machine would
+	// close the waiter's connection and end the session itself.
+	g := raftgroup.RunWith(t, 3, raftgroup.Options{SessionTimeout: timeout,
+		HeartbeatTimeout: time.Second, ElectionTimeout: time.Second, LeaderLeaseTimeout: 500 * time.Millisecond})
 	leader := g.Leader()
 	follower := g.Followers()[0]
 	holder := dial(t, follower.Addr())
@@ -151,7 +155,8 @@ func TestSessionLocksEndWhenTheirNodeIsCutOff(t *testing.T) {
 // the same leader back, in the same term, and its client's connection
 // and session lock are intact.
 func TestSessionLocksOutliveAShortCut(t *testing.T) {
-	g := raftgroup.RunWith(t, 3, raftgroup.Options{SessionTimeout: 8 * time.Second})
+	g := raftgroup.RunWith(t, 3, raftgroup.Options{SessionTimeout: 8 * time.Second,
+		HeartbeatTimeout: time.Second, ElectionTimeout: time.Second, LeaderLeaseTimeout: 500 * time.Millisecond})
 	follower := g.Followers()[0]
 	holder := dial(t, follower.Addr())
 	if r := holder.must("LOCK.ACQUIRE", "lock:short", "a", "600000", "SESSION"); r == "(nil)" || strings.HasPrefix(r.(string), "-") {
