@@ -31,7 +31,8 @@ import (
 //
 // When the leader changes, every forwarded connection closes, as the
 // connection to a failed server would; so do the connections that used
-// state on this node while it led.
+// state on this node while it led. A leader lost without another one
+// heard of closes them only after half the session timeout (session.go).
 type router struct {
 	n *Node
 
