@@ -174,3 +174,43 @@ func TestSessionLocksOutliveAShortCut(t *testing.T) {
 		t.Fatalf("LOCK.RELEASE after a short cut: %v, want 1 (the session survived)", r)
 	}
 }
+
+// A waiter through a cut-off follower leaves the leader's queue once the
+// leader has not heard from the follower for the session timeout: the
+// lock, released later, is not handed to a client that cannot learn of
+// it, but stays free for the next one.
+func TestWaiterThroughACutOffNodeLeavesTheQueue(t *testing.T) {
+	g := raftgroup.RunWith(t, 3, raftgroup.Options{SessionTimeout: 2 * time.Second,
+		HeartbeatTimeout: time.Second, ElectionTimeout: time.Second, LeaderLeaseTimeout: 500 * time.Millisecond})
+	leader := g.Leader()
+	follower := g.Followers()[0]
+	holder := dial(t, leader.Addr())
+	holder.must("LOCK.ACQUIRE", "lock:queue", "holder", "600000")
+	waiters := func() string {
+		info, _ := holder.must("LOCK.INFO", "lock:queue").([]any)
+		for i := 0; i+1 < len(info); i += 2 {
+			if info[i] == "waiters" {
+				return info[i+1].(string)
+			}
+		}
+		return fmt.Sprintf("no waiters in %v", info)
+	}
+	go dial(t, follower.Addr()).do("LOCK.ACQUIRE", "lock:queue", "cut-off", "600000", "WAIT", "25000")
+	eventually(t, "the follower's client waits on the leader", func() string {
+		if n := waiters(); n != "1" {
+			return "waiters " + n
+		}
+		return ""
+	})
+	g.Isolate(follower)
+	eventually(t, "the cut-off waiter leaves the queue", func() string {
+		if n := waiters(); n != "0" {
+			return "waiters " + n
+		}
+		return ""
+	})
+	holder.must("LOCK.RELEASE", "lock:queue", "holder")
+	if r := holder.must("LOCK.ACQUIRE", "lock:queue", "next", "600000"); r == "(nil)" || strings.HasPrefix(r.(string), "-") {
+		t.Fatalf("the lock went to the cut-off waiter: %v", r)
+	}
+}
