@@ -55,8 +55,9 @@ type connState struct {
 	// for the session timeout (session.go).
 	via    string
 	cutOff bool // closed by the session watch already
-	// up is the forwarded connection, on a follower; set and read under
-	// the router's mu once the connection has been registered.
+	// up is the forwarded connection, on a follower. Only the
+	// connection's own goroutine sets it, under the router's mu; it reads
+	// it without (no other writer), other goroutines read it under mu.
 	up *upstream
 }
 
@@ -94,8 +95,8 @@ var mirroredCommands = map[string]bool{
 
 func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 	st := rt.state(c)
-	if up := rt.upstreamOf(st); up != nil && up.streaming.Load() {
-		return up.send(c, args)
+	if st.up != nil && st.up.streaming.Load() {
+		return st.up.send(c, args)
 	}
 	name := strings.ToLower(string(args[0]))
 	cmd := rt.n.eng.Table.Lookup(args)
@@ -155,16 +156,10 @@ func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 	return true
 }
 
-// upstreamOf is the connection's forwarded connection, nil when none.
-func (rt *router) upstreamOf(st *connState) *upstream {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return st.up
-}
 
 // forward sends one command to the leader and relays its reply.
 func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.Command, args [][]byte) {
-	up := rt.upstreamOf(st)
+	up := st.up
 	if up == nil {
 		id, addr := rt.n.waitLeaderAddr()
 		// The term once the leader is known: the leader's, or a later
