@@ -55,3 +55,31 @@ func TestSessionWatchEvery(t *testing.T) {
 		}
 	}
 }
+
+// The leader takes a node for out while both its reports and Raft's
+// heartbeats to it fail, since the later of their last successes.
+func TestCutOffFor(t *testing.T) {
+	lead := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return lead.Add(time.Duration(s * float64(time.Second))) }
+	for _, tc := range []struct {
+		name        string
+		now, report time.Time
+		failing     bool
+		hbLast      time.Time
+		out         time.Duration
+		reporting   bool
+	}{
+		{"healthy", at(10), at(9.95), false, time.Time{}, 0, true},
+		{"reports refused, heartbeats fine", at(30), time.Time{}, false, time.Time{}, 0, false},
+		{"reports stopped, heartbeats fine", at(30), at(5), false, time.Time{}, 0, true},
+		{"both failing", at(30), at(5), true, at(5.02), 24980 * time.Millisecond, true},
+		{"heartbeats failing, a later report", at(30), at(8), true, at(5), 22 * time.Second, true},
+		{"cut off before its first report", at(30), time.Time{}, true, at(0.5), 29500 * time.Millisecond, false},
+		{"failing since before this leadership", at(30), time.Time{}, true, at(-3), 30 * time.Second, false},
+	} {
+		out, reporting := cutOffFor(tc.now, lead, tc.report, tc.failing, tc.hbLast)
+		if out != tc.out || reporting != tc.reporting {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, out, reporting, tc.out, tc.reporting)
+		}
+	}
+}

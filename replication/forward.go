@@ -156,7 +156,6 @@ func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 	return true
 }
 
-
 // forward sends one command to the leader and relays its reply.
 func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.Command, args [][]byte) {
 	up := st.up

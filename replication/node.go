@@ -66,9 +66,12 @@ type Node struct {
 	// (progress.go).
 	progMu   sync.Mutex
 	progress map[string]progress
-	// leadSince is when this node last started serving as leader
-	// (session.go).
-	leadSince time.Time
+	// leadSince is when this node last started serving as leader;
+	// unreported, the nodes it warned of since; hbFailing, the last
+	// contact of each peer whose heartbeats fail (session.go).
+	leadSince  time.Time
+	unreported map[string]bool
+	hbFailing  map[string]time.Time
 
 	// lastMaster is the leader address +switch-master last announced.
 	lastMaster string
@@ -161,10 +164,16 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 		n.shutdownRaft(r)
 		return nil, err
 	}
-	n.observeCh = make(chan raft.Observation, 16)
+	// Leader changes, and on a leader its heartbeats' failures and
+	// resumptions (session.go). Not blocking raft: an observation is lost
+	// when the channel is full, so it is roomy and drained at once.
+	n.observeCh = make(chan raft.Observation, 256)
 	n.observer = raft.NewObserver(n.observeCh, false, func(o *raft.Observation) bool {
-		_, ok := o.Data.(raft.LeaderObservation)
-		return ok
+		switch o.Data.(type) {
+		case raft.LeaderObservation, raft.FailedHeartbeatObservation, raft.ResumedHeartbeatObservation:
+			return true
+		}
+		return false
 	})
 	r.RegisterObserver(n.observer)
 	n.registerCommands()
@@ -354,7 +363,7 @@ func (n *Node) takeOver() {
 	// none of a connection served from now on is among them.
 	orphans := n.eng.OrphanedSessions()
 	n.progMu.Lock()
-	n.leadSince = time.Now()
+	n.leadSince, n.unreported = time.Now(), nil
 	n.progMu.Unlock()
 	n.leading.Store(term)
 	n.commits.kick()
@@ -380,6 +389,11 @@ func (n *Node) takeOver() {
 // holds changes that may never commit.
 func (n *Node) stepDown() {
 	was := n.leading.Swap(0)
+	// Heartbeat failures are a leadership's: the next one starts afresh
+	// (not at takeOver: its heartbeats may have failed already).
+	n.progMu.Lock()
+	n.hbFailing = nil
+	n.progMu.Unlock()
 	n.fsm.follow()
 	lost := n.commits.fail(errLeadershipLost, n.eng.LastChangeSeq())
 	n.router.dropLocal()
@@ -405,6 +419,9 @@ func (n *Node) watchLeader() {
 		case <-n.stop:
 			return
 		case o := <-n.observeCh:
+			if n.heartbeatObserved(o.Data) {
+				continue
+			}
 			lo, ok := o.Data.(raft.LeaderObservation)
 			if !ok {
 				continue

@@ -22,13 +22,17 @@ import (
 // on its locks. Here:
 //
 //   - The leader knows when it last heard from each node: the follower's
-//     report every 50 ms (progress.go). Every connection a follower
-//     forwards names the follower first (RAFT.VIA). Once the leader has
-//     not heard from a node for Config.SessionTimeout, it closes that
+//     report every 50 ms (progress.go) and Raft's heartbeats to it (a
+//     failed one is observed with the peer's last contact). Every
+//     connection a follower forwards names the follower first (RAFT.VIA).
+//     Once the leader has not heard from a node for
+//     Config.SessionTimeout (cutOffFor), it closes that
 //     node's forwarded connections, as their closing would: their
 //     session locks are released after their lock-delay and handed to
 //     waiters, and a waiter among them drops out of the queue (a grant
-//     it could not learn about is never made).
+//     it could not learn about is never made). A node is out only while
+//     Raft's heartbeats to it fail too (cutOffFor): a report refused by a
+//     requirepass or ACL does not cut a healthy node off.
 //   - A follower that has not heard from the leader for half the session
 //     timeout closes its forwarded clients' connections (the clients
 //     learn their sessions are gone before the leader ends them: the
@@ -85,17 +89,50 @@ func (n *Node) term() uint64 {
 	return 0
 }
 
-// lastHeard is when the leader last heard from node id: its last report,
-// or this node's taking over if later (a new leader gives every node the
-// whole timeout).
-func (n *Node) lastHeard(id string) time.Time {
-	n.progMu.Lock()
-	defer n.progMu.Unlock()
-	heard := n.leadSince
-	if p, ok := n.progress[id]; ok && p.at.After(heard) {
-		heard = p.at
+// cutOffFor says how long a node has been out as the leader sees it: for
+// as long as both its reports and Raft's heartbeats to it have failed,
+// counted from the later of their last successes (and from leadSince at
+// the earliest). Both: a report refused (a requirepass or ACL the
+// reporter does not pass, changed at run time) must not cut a healthy
+// node off, nor a node cut off before it first reported stay in. raft
+// reports a failed heartbeat with the peer's last contact, at once when
+// the connection is refused or reset, after the transport's I/O timeout
+// (10 s) when packets vanish. reporting is false when the node never
+// reported to this leader.
+func cutOffFor(now, leadSince, lastReport time.Time, hbFailing bool, hbLast time.Time) (out time.Duration, reporting bool) {
+	reporting = lastReport.After(leadSince)
+	if !hbFailing {
+		return 0, reporting
 	}
-	return heard
+	last := leadSince
+	if hbLast.After(last) {
+		last = hbLast
+	}
+	if lastReport.After(last) {
+		last = lastReport
+	}
+	return now.Sub(last), reporting
+}
+
+// heartbeatObserved records, on a leader, raft's observation of a failed
+// or resumed heartbeat; false for any other observation.
+func (n *Node) heartbeatObserved(o any) bool {
+	switch o := o.(type) {
+	case raft.FailedHeartbeatObservation:
+		n.progMu.Lock()
+		if n.hbFailing == nil {
+			n.hbFailing = map[string]time.Time{}
+		}
+		n.hbFailing[string(o.PeerID)] = o.LastContact
+		n.progMu.Unlock()
+		return true
+	case raft.ResumedHeartbeatObservation:
+		n.progMu.Lock()
+		delete(n.hbFailing, string(o.PeerID))
+		n.progMu.Unlock()
+		return true
+	}
+	return false
 }
 
 // endCutOffSessions closes, on the leader, the connections forwarded by
@@ -106,11 +143,26 @@ func (n *Node) endCutOffSessions() {
 		return
 	}
 	out := map[string]time.Duration{}
+	now := time.Now()
+	n.progMu.Lock()
+	since := n.leadSince
 	for id := range vias {
-		if d := time.Since(n.lastHeard(id)); d > n.cfg.SessionTimeout {
+		hbLast, hbFailing := n.hbFailing[id]
+		d, reporting := cutOffFor(now, since, n.progress[id].at, hbFailing, hbLast)
+		switch {
+		case d > n.cfg.SessionTimeout:
 			out[id] = d
+		case !reporting && !hbFailing && now.Sub(since) > n.cfg.SessionTimeout && !n.unreported[id]:
+			if n.unreported == nil {
+				n.unreported = map[string]bool{}
+			}
+			n.unreported[id] = true
+			n.cfg.Logf("warning", "Node %s forwards clients but has not reported to this leader for %v: "+
+				"its session locks end by raft-session-timeout only once Raft loses it too (are its RAFT.REPORTs refused? requirepass, ACL)",
+				id, now.Sub(since).Round(time.Millisecond))
 		}
 	}
+	n.progMu.Unlock()
 	if len(out) == 0 {
 		return
 	}
