@@ -19,8 +19,9 @@ import (
 // for the session timeout (after the lock-delay, 0 here): never before.
 // The leader counts a node out only while Raft's heartbeats to it fail
 // too, and raft notices vanished heartbeats only after its transport's
-// I/O timeout (10 s): with this 4 s timeout the lock passes on at about
-// 10.2 s, the connection closed at 2 s (docs/replication.md).
+// I/O timeout, which follows a session timeout shorter than 10 s: the
+// lock passes on at about 4.1 s, the connection closed at 2 s
+// (docs/replication.md).
 func TestJepsenSessionThroughCutOffFollower(t *testing.T) {
 	requireGroupBinary(t)
 	if why := partitionsPossible(); why != "" {

@@ -75,10 +75,12 @@ const (
 	DefaultElectionTimeout    = 400 * time.Millisecond
 	DefaultLeaderLeaseTimeout = 200 * time.Millisecond
 	DefaultSessionTimeout     = 10 * time.Second
-	DefaultSnapshotThreshold  = 8192
-	DefaultTrailingLogs       = 4096
-	DefaultSnapshotInterval   = 10 * time.Second
-	DefaultGroupName          = "mymaster"
+	// maxTransportTimeout bounds one Raft RPC's I/O on the TCP transport.
+	maxTransportTimeout      = 10 * time.Second
+	DefaultSnapshotThreshold = 8192
+	DefaultTrailingLogs      = 4096
+	DefaultSnapshotInterval  = 10 * time.Second
+	DefaultGroupName         = "mymaster"
 )
 
 // Peer is one member of the group's first configuration.
@@ -203,4 +205,19 @@ func (c Config) raftConfig() *raft.Config {
 	rc.MaxAppendEntries = 256
 	rc.BatchApplyCh = true
 	return rc
+}
+
+// transportTimeout is the TCP transport's I/O timeout: 10 s, or the
+// session timeout when that is shorter. On a silent cut (packets
+// dropped) raft reports a follower's failed heartbeat only once an RPC
+// times out, and the leader counts the follower out from its last
+// contact (session.go): with a longer I/O timeout a shorter
+// raft-session-timeout would act as the I/O timeout. (InstallSnapshot
+// scales its deadline with the snapshot's size, so a short timeout does
+// not cut off a large snapshot.)
+func (c Config) transportTimeout() time.Duration {
+	if c.SessionTimeout > 0 && c.SessionTimeout < maxTransportTimeout {
+		return c.SessionTimeout
+	}
+	return maxTransportTimeout
 }

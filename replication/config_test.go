@@ -83,3 +83,19 @@ func TestCutOffFor(t *testing.T) {
 		}
 	}
 }
+
+// A raft-session-timeout shorter than the transport's 10 s I/O timeout
+// shortens it, so that a silent cut is noticed within the setting.
+func TestTransportTimeout(t *testing.T) {
+	for _, tc := range []struct{ session, want time.Duration }{
+		{0, 10 * time.Second},
+		{2 * time.Second, 2 * time.Second},
+		{4 * time.Second, 4 * time.Second},
+		{10 * time.Second, 10 * time.Second},
+		{time.Minute, 10 * time.Second},
+	} {
+		if got := (Config{SessionTimeout: tc.session}).transportTimeout(); got != tc.want {
+			t.Errorf("session timeout %v: transport timeout %v, want %v", tc.session, got, tc.want)
+		}
+	}
+}

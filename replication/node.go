@@ -209,7 +209,7 @@ func (n *Node) transport(logger hclog.Logger) (raft.Transport, error) {
 	trans, err := raft.NewTCPTransportWithConfig(n.cfg.Bind, adv, &raft.NetworkTransportConfig{
 		MaxPool:         3,
 		MaxRPCsInFlight: 1,
-		Timeout:         10 * time.Second,
+		Timeout:         n.cfg.transportTimeout(),
 		Logger:          logger,
 	})
 	if err != nil {
