@@ -15,17 +15,26 @@ import (
 const scriptChunk = "user_script"
 
 // compile parses and compiles Lua source. chunk is the name shown in
-// messages ("user_script", `[string "..."]`). Errors read like Lua 5.1's
-// ("user_script:1: unexpected symbol near '<eof>'") as far as gopher-lua's
-// parser tells what went wrong.
-func compile(src, chunk string) (*lua.FunctionProto, error) {
+// messages ("user_script", `[string "..."]`); ccalls is Lua's C-call
+// depth at the load (0 for a script Redis loads, the VM's depth for
+// loadstring), on which the parser's nesting limit depends. Whether the
+// source compiles, and the error if not, is Lua 5.1's
+// ("user_script:1: '=' expected near 'x'"): luaSyntaxCheck decides, and
+// gopher-lua compiles what it accepted.
+func compile(src, chunk string, ccalls int) (*lua.FunctionProto, error) {
 	// Redis's Lua refuses binary chunks: its lexer meets the ESC byte of
 	// the signature as the first token.
 	if strings.HasPrefix(src, "\x1b") {
 		return nil, errors.New(chunk + ":1: unexpected symbol near 'char(27)'")
 	}
+	if msg := luaSyntaxCheck(src, chunk, ccalls); msg != "" {
+		return nil, errors.New(msg)
+	}
 	stmts, err := parse.Parse(strings.NewReader(src), chunk)
 	if err != nil {
+		// Lua 5.1 accepts it but gopher-lua does not (it reads numbers
+		// and escapes differently): its own message, in Lua's words
+		// where they exist.
 		return nil, syntaxError(err, src, chunk)
 	}
 	proto, err := lua.Compile(stmts, chunk)
