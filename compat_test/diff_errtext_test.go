@@ -7,7 +7,11 @@ package compat
 // when an argument holds a NUL byte (Redis prints with %.*s and stops
 // there) or CR/LF (replaced by spaces).
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // luaErrorScripts raise an error inside a script; the reply is the error
 // text with its location part.
@@ -135,6 +139,140 @@ var luaErrorScripts = []string{
 	"return loadstring('\\27LuaQ')",
 }
 
+// luaSyntaxScripts do not compile; Lua 5.1's parser (luasvc/syntax.go)
+// names the first error, its line and the token near it. Each is sent as
+// EVAL, SCRIPT LOAD and FUNCTION LOAD.
+var luaSyntaxScripts = []string{
+	// Lexer errors.
+	"x = 'abc",
+	"x = 'abc\ny'",
+	"x = \"a\\tb\ny\"",
+	"x = 'a\\400'",
+	"x = 'a\\",
+	"x = 'abc\\\n",
+	"x = [[abc",
+	"return [[\nabc]] .. [[\n",
+	"--[[ abc",
+	"x = [==x",
+	"x = [=[ a ]] ",
+	"x = 1.2.3",
+	"x = 0x",
+	"x = 1e",
+	"return .5e+",
+	"x = 0x1p-4",
+	"return 3..2",
+	"x = 1\x00 y",
+	"return 1\x00 garbage",
+	"x = 1 'a\x00b'",
+	"x = \x80",
+	"x = @",
+	"return \x01",
+	"x = \x00",
+	// Parser errors.
+	"x = = 1",
+	"for i=1 do end",
+	"goto continue",
+	"::a::",
+	"f\n(1)",
+	"function f() return ... end",
+	"break",
+	"if x then break end",
+	"while true do break; x = 1 end",
+	"if x then\n\nelse",
+	"local function f(a, 1) end",
+	"for i in x",
+	"for i x",
+	"(a) = 1",
+	"a, f() = 1",
+	"x = ~1",
+	"x = a // b",
+	"x = 1 & 2",
+	"local x <const> = 1",
+	"return 1 +",
+	"x = }",
+	"local t = {1, 2",
+	"local t = {1,\n2\n",
+	"f(1,\n2",
+	"x = (1",
+	"x = a[1",
+	"a.b:c = 1",
+	"x = a:b",
+	"local 1 = 2",
+	"function 1() end",
+	"function t:m.x() end",
+	"return 1 x = 2",
+	"do return 1 print(2) end",
+	"repeat x = 1",
+	"repeat\n x = 1\n\n",
+	"while x do\nend end",
+	"if x then else elseif y then end",
+	"local function f() \n\n",
+	"x = function(a,) end",
+	"x = function(..., a) end",
+	"x",
+	"x.y",
+	"x = 1,,",
+	"return return",
+	"x = not",
+	"local a = {f = }",
+	"t = {[1] 2}",
+	"if x y",
+	"for k, v in pairs(t) do\n x = 1\n",
+	"x = 'a' .. ",
+	"return f{",
+	"\r\nx = = 1",
+	"\n\rx = = 1",
+	"\r\rx = = 1",
+	"x = \"a\\0b\" y",
+	"local t = {a b}",
+	"return 08 09",
+	"local s = [[\n\n]] x",
+	// Limits.
+	"local " + luaNames("v", 201),
+	"local function f()\n" + "local " + luaNames("v", 200) + "\nend",
+	"local " + luaNames("u", 61) + "\nlocal function f() return " + luaNames("u", 61) + " end",
+	"return " + strings.Repeat("(", 199) + "1" + strings.Repeat(")", 199),
+	"x = " + strings.Repeat("{", 200) + strings.Repeat("}", 200),
+	"local a\n" + strings.Repeat("a,", 199) + "a = 1",
+	strings.Repeat("do ", 200) + strings.Repeat(" end", 200),
+}
+
+// luaNames is "p0,p1,...": n variable names.
+func luaNames(p string, n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = p + strconv.Itoa(i)
+	}
+	return strings.Join(names, ",")
+}
+
+// luaSyntaxSteps sends every script that does not compile as EVAL,
+// SCRIPT LOAD and FUNCTION LOAD, and through loadstring (another chunk
+// name, and one C call deeper, so the nesting limit is one less).
+func luaSyntaxSteps() []diffStep {
+	var out []diffStep
+	for i, s := range luaSyntaxScripts {
+		out = append(out,
+			args("EVAL", s, "0"),
+			args("SCRIPT", "LOAD", s),
+			args("FUNCTION", "LOAD", "#!lua name=syn"+strconv.Itoa(i)+"\n"+s),
+		)
+	}
+	for _, s := range []string{
+		"x = = 1",
+		"if x then\n\nelse",
+		"return " + strings.Repeat("(", 198) + "1" + strings.Repeat(")", 198),
+		"return " + strings.Repeat("(", 197) + "1" + strings.Repeat(")", 197),
+	} {
+		out = append(out,
+			evalStep("local f, e = loadstring(ARGV[1]); return e", nil, s),
+			evalStep("local f, e = loadstring(ARGV[1], '=mine'); return e", nil, s),
+			evalStep("local ok, f, e = pcall(loadstring, ARGV[1]); return e", nil, s),
+		)
+	}
+	return out
+}
+
 func TestDiffErrorTexts(t *testing.T) {
 	var lua []diffStep
 	lua = append(lua, args("SET", "s", "str"))
@@ -147,6 +285,7 @@ func TestDiffErrorTexts(t *testing.T) {
 	)
 	runDiffCases(t, []diffCase{
 		{name: "lua-errors", needs: []string{"eval"}, steps: lua},
+		{name: "lua-syntax-errors", needs: []string{"eval", "function"}, steps: luaSyntaxSteps()},
 		{name: "binary-chunks", needs: []string{"eval"}, steps: []diffStep{
 			args("SCRIPT", "LOAD", "\x1bLua"),
 			args("SCRIPT", "LOAD", "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"),

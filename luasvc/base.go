@@ -438,7 +438,7 @@ func (v *vm) baseLoad(L *lua.LState) int {
 // are parsed as text, which fails, as in Redis).
 func (v *vm) loadChunk(L *lua.LState, src, name string) int {
 	chunk := chunkID(name)
-	proto, err := compile(src, chunk, v.ccalls)
+	proto, err := compile(src, name, v.ccalls)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
