@@ -110,16 +110,25 @@ type lexState struct {
 	chunk    string
 	ccalls   int
 	fs       *funcState
+	work     int
 }
 
 // luaSyntaxCheck returns Lua 5.1's message for the first error in src
 // ("user_script:1: unexpected symbol near '<eof>'"), or "" when src
 // parses. chunk is the name shown in messages; ccalls is the C-call depth
 // the parser starts at (0 for a script Redis loads, more for loadstring).
-func luaSyntaxCheck(src, chunk string, ccalls int) (msg string) {
+func luaSyntaxCheck(src, chunk string, ccalls int) string {
+	msg, _ := syntaxCheck(src, chunk, ccalls)
+	return msg
+}
+
+// syntaxCheck is luaSyntaxCheck, also returning the work done (bytes read
+// plus name-lookup steps), which tests hold to a linear bound.
+func syntaxCheck(src, chunk string, ccalls int) (msg string, work int) {
 	ls := &lexState{src: src, chunk: chunk, line: 1, lastline: 1, ccalls: ccalls}
 	ls.ahead.t = tkEOS
 	defer func() {
+		work = ls.work
 		if r := recover(); r != nil {
 			f, ok := r.(syntaxFailure)
 			if !ok {
@@ -134,12 +143,13 @@ func luaSyntaxCheck(src, chunk string, ccalls int) (msg string) {
 	ls.advance()
 	ls.chunk_()
 	ls.check(tkEOS)
-	return ""
+	return "", 0
 }
 
 // ---- lexer (llex.c) ----
 
 func (ls *lexState) next() {
+	ls.work++
 	if ls.pos < len(ls.src) {
 		ls.current = int(ls.src[ls.pos])
 		ls.pos++
@@ -616,6 +626,7 @@ func (fs *funcState) searchVar(name string) int {
 }
 
 func (ls *lexState) indexUpvalue(fs *funcState, d upvalDesc) int {
+	ls.work += len(fs.upvalues)
 	for i, u := range fs.upvalues {
 		if u == d {
 			return i
@@ -632,6 +643,7 @@ func (ls *lexState) indexUpvalue(fs *funcState, d upvalDesc) int {
 // returns whether it is global, else the descriptor of the local or
 // upvalue it is in fs.
 func (ls *lexState) singleVarAux(fs *funcState, name string) (global bool, d upvalDesc) {
+	ls.work++
 	if fs == nil {
 		return true, upvalDesc{}
 	}
