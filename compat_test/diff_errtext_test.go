@@ -273,10 +273,46 @@ func luaSyntaxSteps() []diffStep {
 	return out
 }
 
+// luaCaughtErrorScripts catch a runtime error with pcall, xpcall, a
+// coroutine or a library callback and return its message, which names
+// the variable as Lua 5.1 does, like an uncaught error.
+var luaCaughtErrorScripts = []string{
+	// A closure made by a function an error ended keeps its upvalue.
+	"local f; pcall(function() local x = 1; f = function() return x end; error('e') end); pcall(function() local y, z = 99, 98; return y end); return f()",
+	"local f; xpcall(function() local x = 2; f = function() return x end; local n; return n.x end, function(m) return m end); xpcall(function() local y, z = 99, 98; return y end, print); return f()",
+	"local f; local ok, e = pcall(function() local x = 3; f = function() x = x + 1; return x end; f(); error('e') end); return {f(), f(), e}",
+	"return {pcall(function() local x; return x.y end)}",
+	"local ok, e = pcall(function() local x; return x.y end) return e",
+	"local ok, e = pcall(function() return nosuch.y end) return e",
+	"local ok, e = pcall(function() local t = {} return t.a.b end) return e",
+	"local ok, e = pcall(function() local f = 1; f() end) return e",
+	"local ok, e = pcall(function() local a; return a + 1 end) return e",
+	"local ok, e = pcall(function() local a = {}; return 'x' .. a end) return e",
+	"local ok, e = pcall(function() local a; return #a end) return e",
+	"local ok, e = pcall(function(x) return x.y end) return e",
+	"local ok, e = pcall(function(x) return x.y end, 5) return e",
+	"local ok, e = xpcall(function() local x; return x.y end, function(m) return 'H:' .. m end) return e",
+	"local ok, e = pcall(error) return e",
+	"local ok, e = pcall(function() error('boom') end) return e",
+	"local ok, e = pcall(function() local s = 'x'; s:nosuch() end) return e",
+	"local ok, e = pcall(function() local u; local function g() return u.x end; return g() end) return e",
+	"local ok, e = pcall(function() return redis.nosuch() end) return e",
+	"local ok, e = pcall(function() local t = setmetatable({}, {__index = function(t, k) local z; return z.q end}); return t.x end) return e",
+	"local ok, e = pcall(function() return pcall(function() local q; return q.w end) end) return e",
+	"return {pcall(function() return pcall(function() local q; return q.w end) end)}",
+	"local ok, e = pcall(function() return nosuch + 1 end) return e",
+	"local ok, e = pcall(function() local a = 5; a.b = 1 end) return e",
+	"local t = {}; local ok, e = pcall(table.sort, {3,2,1}, function(a, b) local z; return z.x end); return e",
+	"local s, e = pcall(string.gsub, 'abc', 'b', function(c) local z; return z.x end); return e",
+}
+
 func TestDiffErrorTexts(t *testing.T) {
 	var lua []diffStep
 	lua = append(lua, args("SET", "s", "str"))
 	for _, s := range luaErrorScripts {
+		lua = append(lua, evalStep(s, nil))
+	}
+	for _, s := range luaCaughtErrorScripts {
 		lua = append(lua, evalStep(s, nil))
 	}
 	lua = append(lua,
