@@ -235,6 +235,13 @@ var luaSyntaxScripts = []string{
 	"x = " + strings.Repeat("{", 200) + strings.Repeat("}", 200),
 	"local a\n" + strings.Repeat("a,", 199) + "a = 1",
 	strings.Repeat("do ", 200) + strings.Repeat(" end", 200),
+	// Registers: a function may use 250.
+	"return 1" + strings.Repeat(",1", 249),
+	"f(1" + strings.Repeat(",1", 248) + ")",
+	"local " + luaNames("v", 198) + "\nreturn o:m(" + luaNames("", 50) + ")",
+	"local " + luaNames("v", 199) + "\nlocal t = {" + strings.Repeat("1,", 51) + "}",
+	"local " + luaNames("v", 190) + "\nfor k in f, s, c, " + strings.Repeat("x,", 59) + "x do end",
+	"local " + luaNames("v", 150) + "\nlocal a, b = " + strings.Repeat("f(), ", 99) + "1",
 }
 
 // luaNames is "p0,p1,...": n variable names.

@@ -507,6 +507,20 @@ const (
 	expCall
 )
 
+// expDesc is what the checker knows of a parsed expression: its kind,
+// and what decides the registers the code generator (lcode.c) uses for
+// it: whether its value already sits in a temporary register at the top
+// (a call's result, a table under construction), whether it may return
+// several values (a call, '...'), and whether it is a concatenation
+// (which a concatenation to its left extends in place).
+type expDesc struct {
+	k       expKind
+	temp    bool
+	multret bool
+	concat  bool
+	void    bool // no expression (an empty list)
+}
+
 type upvalDesc struct {
 	local bool // VLOCAL (else VUPVAL)
 	info  int
@@ -519,7 +533,13 @@ type blockCnt struct {
 }
 
 type funcState struct {
-	prev       *funcState
+	prev *funcState
+	// freereg is the first free register as the code generator would
+	// have it, counting only the registers it surely takes (locals, list
+	// and argument values, call bases, tables), never more: Lua refuses a
+	// function that needs 250 ("function or expression too complex"), and
+	// the check must not refuse what Lua accepts.
+	freereg    int
 	linedef    int
 	isVararg   bool
 	actvar     []string // declared locals, the first nactvar active
@@ -684,6 +704,54 @@ func (ls *lexState) leaveBlock() {
 	bl := fs.bl
 	fs.bl = bl.prev
 	fs.removeVars(bl.nactvar)
+	fs.freereg = fs.nactvar
+}
+
+// maxStack is MAXSTACK: the registers a function may use.
+const maxStack = 250
+
+// reserve is luaK_reserveregs: n more registers, refused at maxStack
+// (luaK_checkstack) with the current token as the "near" one.
+func (ls *lexState) reserve(n int) {
+	fs := ls.fs
+	if fs.freereg+n >= maxStack {
+		ls.syntaxError("function or expression too complex")
+	}
+	fs.freereg += n
+}
+
+// closeNext is luaK_exp2nextreg for an expression that started at
+// register start: its value goes to the next register, which is the one
+// it already holds when it is a temporary.
+func (ls *lexState) closeNext(e expDesc) {
+	if !e.temp {
+		ls.reserve(1)
+	}
+}
+
+// adjustAssign is adjust_assign: nvars values from nexps expressions, the
+// last being e; extra values are dropped by the caller, missing ones are
+// nil or come from a multiple-value last expression.
+func (ls *lexState) adjustAssign(nvars, nexps int, e expDesc) {
+	extra := nvars - nexps
+	if e.multret {
+		// '...' also takes a register here (luaK_setreturns); not
+		// counted, as the callers' counts are lower bounds.
+		extra++
+		if extra < 0 {
+			extra = 0
+		}
+		if extra > 1 {
+			ls.reserve(extra - 1)
+		}
+		return
+	}
+	if !e.void {
+		ls.closeNext(e)
+	}
+	if extra > 0 {
+		ls.reserve(extra)
+	}
 }
 
 func (ls *lexState) field() {
@@ -698,6 +766,7 @@ func (ls *lexState) yindex() {
 }
 
 func (ls *lexState) recField() {
+	reg := ls.fs.freereg
 	if ls.tok.t == tkName {
 		ls.strCheckName()
 	} else {
@@ -705,33 +774,57 @@ func (ls *lexState) recField() {
 	}
 	ls.checkNextTok('=')
 	ls.expr()
+	ls.fs.freereg = reg
 }
 
-func (ls *lexState) constructor() {
+// lfieldsPerFlush is LFIELDS_PER_FLUSH: list items stored at once.
+const lfieldsPerFlush = 50
+
+func (ls *lexState) constructor() expDesc {
+	fs := ls.fs
 	line := ls.line
+	table := fs.freereg
+	ls.reserve(1)
 	ls.checkNextTok('{')
+	var pending expDesc
+	hasPending, tostore := false, 0
 	for {
 		if ls.tok.t == '}' {
 			break
+		}
+		if hasPending { // closelistfield
+			ls.closeNext(pending)
+			hasPending = false
+			if tostore == lfieldsPerFlush {
+				fs.freereg = table + 1
+				tostore = 0
+			}
 		}
 		switch ls.tok.t {
 		case tkName:
 			ls.lookahead()
 			if ls.ahead.t != '=' {
-				ls.expr()
+				pending, hasPending = ls.expr(), true
+				tostore++
 			} else {
 				ls.recField()
 			}
 		case '[':
 			ls.recField()
 		default:
-			ls.expr()
+			pending, hasPending = ls.expr(), true
+			tostore++
 		}
 		if !ls.testNext(',') && !ls.testNext(';') {
 			break
 		}
 	}
 	ls.checkMatch('}', '{', line)
+	if hasPending && !pending.multret { // lastlistfield
+		ls.closeNext(pending)
+	}
+	fs.freereg = table + 1
+	return expDesc{temp: true}
 }
 
 func (ls *lexState) parList() {
@@ -759,6 +852,7 @@ func (ls *lexState) parList() {
 		}
 	}
 	ls.adjustLocalVars(nparams)
+	fs.freereg = fs.nactvar
 }
 
 func (ls *lexState) body(needSelf bool, line int) {
@@ -776,17 +870,21 @@ func (ls *lexState) body(needSelf bool, line int) {
 	ls.closeFunc()
 }
 
-func (ls *lexState) explist1() int {
+// explist1 returns the number of expressions and the last one; every
+// other one is in its register.
+func (ls *lexState) explist1() (int, expDesc) {
 	n := 1
-	ls.expr()
+	e := ls.expr()
 	for ls.testNext(',') {
-		ls.expr()
+		ls.closeNext(e)
+		e = ls.expr()
 		n++
 	}
-	return n
+	return n, e
 }
 
-func (ls *lexState) funcArgs() {
+// funcArgs parses a call's arguments; the function is in register base.
+func (ls *lexState) funcArgs(base int) expDesc {
 	line := ls.line
 	switch ls.tok.t {
 	case '(':
@@ -794,78 +892,95 @@ func (ls *lexState) funcArgs() {
 			ls.syntaxError("ambiguous syntax (function call x new statement)")
 		}
 		ls.advance()
+		args := expDesc{void: true}
 		if ls.tok.t != ')' {
-			ls.explist1()
+			_, args = ls.explist1()
 		}
 		ls.checkMatch(')', '(', line)
+		if !args.void && !args.multret {
+			ls.closeNext(args)
+		}
 	case '{':
 		ls.constructor()
 	case tkString:
 		ls.advance()
+		ls.reserve(1)
 	default:
 		ls.syntaxError("function arguments expected")
 	}
+	ls.fs.freereg = base + 1
+	return expDesc{k: expCall, temp: true, multret: true}
 }
 
-func (ls *lexState) prefixExp() expKind {
+func (ls *lexState) prefixExp() expDesc {
 	switch ls.tok.t {
 	case '(':
 		line := ls.line
 		ls.advance()
-		ls.expr()
+		e := ls.expr()
 		ls.checkMatch(')', '(', line)
-		return expOther
+		// luaK_dischargevars: one value, no longer assignable.
+		return expDesc{temp: e.temp, concat: e.concat}
 	case tkName:
 		ls.singleVar()
-		return expVar
+		return expDesc{k: expVar}
 	}
 	ls.syntaxError("unexpected symbol")
-	return expOther
+	return expDesc{}
 }
 
-func (ls *lexState) primaryExp() expKind {
-	k := ls.prefixExp()
+func (ls *lexState) primaryExp() expDesc {
+	fs := ls.fs
+	start := fs.freereg
+	e := ls.prefixExp()
 	for {
 		switch ls.tok.t {
 		case '.':
 			ls.field()
-			k = expVar
+			fs.freereg = start
+			e = expDesc{k: expVar}
 		case '[':
 			ls.yindex()
-			k = expVar
+			fs.freereg = start
+			e = expDesc{k: expVar}
 		case ':':
 			ls.advance()
 			ls.strCheckName()
-			ls.funcArgs()
-			k = expCall
+			fs.freereg = start // luaK_self: the function and self
+			ls.reserve(2)
+			e = ls.funcArgs(start)
 		case '(', tkString, '{':
-			ls.funcArgs()
-			k = expCall
+			if !e.temp {
+				fs.freereg = start
+			}
+			ls.closeNext(e)
+			e = ls.funcArgs(start)
 		default:
-			return k
+			return e
 		}
 	}
 }
 
-func (ls *lexState) simpleExp() expKind {
+func (ls *lexState) simpleExp() expDesc {
 	switch ls.tok.t {
 	case tkNumber, tkString, tkNil, tkTrue, tkFalse:
 	case tkDots:
 		if !ls.fs.isVararg {
 			ls.syntaxError("cannot use '...' outside a vararg function")
 		}
+		ls.advance()
+		return expDesc{multret: true}
 	case '{':
-		ls.constructor()
-		return expOther
+		return ls.constructor()
 	case tkFunction:
 		ls.advance()
 		ls.body(false, ls.line)
-		return expOther
+		return expDesc{}
 	default:
 		return ls.primaryExp()
 	}
 	ls.advance()
-	return expOther
+	return expDesc{}
 }
 
 // binaryPriority is the left and right priority of a binary operator
@@ -892,32 +1007,59 @@ func binaryPriority(t int) (left, right int, ok bool) {
 
 const unaryPriority = 8
 
-// subExpr returns the expression's kind (meaningful only when it has no
-// operator) and the first operator token it did not take.
-func (ls *lexState) subExpr(limit int) expKind {
+// subExpr parses operators of priority above limit. On return the free
+// register is the one at the start, plus one when the value is a
+// temporary.
+func (ls *lexState) subExpr(limit int) expDesc {
 	ls.enterLevel()
-	var k expKind
+	fs := ls.fs
+	start := fs.freereg
+	var e expDesc
 	if t := ls.tok.t; t == tkNot || t == '-' || t == '#' {
 		ls.advance()
 		ls.subExpr(unaryPriority)
-		k = expOther
+		fs.freereg = start
+		e = expDesc{}
 	} else {
-		k = ls.simpleExp()
+		e = ls.simpleExp()
 	}
 	for {
-		left, right, ok := binaryPriority(ls.tok.t)
+		op := ls.tok.t
+		left, right, ok := binaryPriority(op)
 		if !ok || left <= limit {
 			break
 		}
 		ls.advance()
-		ls.subExpr(right)
-		k = expOther
+		switch op { // luaK_infix
+		case tkAnd, tkOr:
+			fs.freereg = start
+		case tkConcat:
+			ls.closeNext(e)
+		}
+		e2 := ls.subExpr(right)
+		switch op { // luaK_posfix
+		case tkAnd, tkOr:
+			e = expDesc{temp: e2.temp}
+			fs.freereg = start
+			if e.temp {
+				fs.freereg++
+			}
+		case tkConcat:
+			if !e2.concat {
+				ls.closeNext(e2)
+			}
+			fs.freereg = start
+			e = expDesc{concat: true}
+		default:
+			fs.freereg = start
+			e = expDesc{}
+		}
 	}
 	ls.leaveLevel()
-	return k
+	return e
 }
 
-func (ls *lexState) expr() expKind { return ls.subExpr(0) }
+func (ls *lexState) expr() expDesc { return ls.subExpr(0) }
 
 func blockFollow(t int) bool {
 	switch t {
@@ -939,7 +1081,7 @@ func (ls *lexState) assignment(k expKind, nvars int) {
 		ls.syntaxError("syntax error")
 	}
 	if ls.testNext(',') {
-		nk := ls.primaryExp()
+		nk := ls.primaryExp().k
 		if nvars > luaMaxCCalls-ls.ccalls {
 			ls.errorLimit(ls.fs, luaMaxCCalls-ls.ccalls, "variables in assignment")
 		}
@@ -947,10 +1089,16 @@ func (ls *lexState) assignment(k expKind, nvars int) {
 		return
 	}
 	ls.checkNextTok('=')
-	ls.explist1()
+	if nexps, e := ls.explist1(); nexps != nvars {
+		ls.adjustAssign(nvars, nexps, e)
+	}
 }
 
-func (ls *lexState) cond() { ls.expr() }
+// cond parses a condition, whose registers are free once it is tested.
+func (ls *lexState) cond() {
+	ls.expr()
+	ls.fs.freereg = ls.fs.nactvar
+}
 
 func (ls *lexState) breakStat() {
 	bl := ls.fs.bl
@@ -991,9 +1139,13 @@ func (ls *lexState) forBody(nvars int) {
 	var bl blockCnt
 	ls.enterBlock(&bl, false)
 	ls.adjustLocalVars(nvars)
+	ls.reserve(nvars)
 	ls.block()
 	ls.leaveBlock()
 }
+
+// exp1 is an expression whose value goes to the next register.
+func (ls *lexState) exp1() { ls.closeNext(ls.expr()) }
 
 func (ls *lexState) forNum(name string) {
 	ls.newLocalVar("(for index)", 0)
@@ -1001,11 +1153,13 @@ func (ls *lexState) forNum(name string) {
 	ls.newLocalVar("(for step)", 2)
 	ls.newLocalVar(name, 3)
 	ls.checkNextTok('=')
-	ls.expr()
+	ls.exp1()
 	ls.checkNextTok(',')
-	ls.expr()
+	ls.exp1()
 	if ls.testNext(',') {
-		ls.expr()
+		ls.exp1()
+	} else {
+		ls.reserve(1) // the default step
 	}
 	ls.forBody(1)
 }
@@ -1021,7 +1175,11 @@ func (ls *lexState) forList(name string) {
 		nvars++
 	}
 	ls.checkNextTok(tkIn)
-	ls.explist1()
+	nexps, e := ls.explist1()
+	ls.adjustAssign(3, nexps, e)
+	if ls.fs.freereg+3 >= maxStack { // luaK_checkstack: room to call the generator
+		ls.syntaxError("function or expression too complex")
+	}
 	ls.forBody(nvars - 3)
 }
 
@@ -1063,6 +1221,7 @@ func (ls *lexState) ifStat(line int) {
 
 func (ls *lexState) localFunc() {
 	ls.newLocalVar(ls.strCheckName(), 0)
+	ls.reserve(1)
 	ls.adjustLocalVars(1)
 	ls.body(false, ls.line)
 }
@@ -1076,9 +1235,11 @@ func (ls *lexState) localStat() {
 			break
 		}
 	}
+	nexps, e := 0, expDesc{void: true}
 	if ls.testNext('=') {
-		ls.explist1()
+		nexps, e = ls.explist1()
 	}
+	ls.adjustAssign(nvars, nexps, e)
 	ls.adjustLocalVars(nvars)
 }
 
@@ -1101,8 +1262,8 @@ func (ls *lexState) funcStat(line int) {
 }
 
 func (ls *lexState) exprStat() {
-	if k := ls.primaryExp(); k != expCall {
-		ls.assignment(k, 1)
+	if e := ls.primaryExp(); e.k != expCall {
+		ls.assignment(e.k, 1)
 	}
 }
 
@@ -1111,7 +1272,11 @@ func (ls *lexState) retStat() {
 	if blockFollow(ls.tok.t) || ls.tok.t == ';' {
 		return
 	}
-	ls.explist1()
+	// One value may stay where it is (luaK_exp2anyreg); several go to
+	// consecutive registers.
+	if n, e := ls.explist1(); n > 1 && !e.multret {
+		ls.closeNext(e)
+	}
 }
 
 // statement reports whether it must be the last of its block.
@@ -1158,6 +1323,7 @@ func (ls *lexState) chunk_() {
 	for !last && !blockFollow(ls.tok.t) {
 		last = ls.statement()
 		ls.testNext(';')
+		ls.fs.freereg = ls.fs.nactvar
 	}
 	ls.leaveLevel()
 }
