@@ -242,6 +242,12 @@ var luaSyntaxScripts = []string{
 	"local " + luaNames("v", 199) + "\nlocal t = {" + strings.Repeat("1,", 51) + "}",
 	"local " + luaNames("v", 190) + "\nfor k in f, s, c, " + strings.Repeat("x,", 59) + "x do end",
 	"local " + luaNames("v", 150) + "\nlocal a, b = " + strings.Repeat("f(), ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("x and f(), ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("t.a.b, ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("o:m(1), ", 99) + "1",
+	"local " + luaNames("v", 190) + "\nreturn " + strings.Repeat("x .. ", 59) + "x",
+	"local " + luaNames("v", 190) + "\nf(" + strings.Repeat("not x, ", 58) + "#t, -y, t[k], ...)",
+	"local " + luaNames("v", 190) + "\nt.x, t[k], y = " + strings.Repeat("1 + x, ", 58) + "{}",
 }
 
 // luaNames is "p0,p1,...": n variable names.

@@ -1,6 +1,7 @@
 package luasvc
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -12,16 +13,19 @@ import (
 // close 'if' at line 1) near '<eof>'"), word for word, with the same line
 // and the same "near" token. gopher-lua's yacc parser reports other words
 // ("syntax error") and accepts things Lua 5.1 refuses (goto, labels,
-// over-deep nesting, too many locals), so this pass decides which scripts
+// over-deep nesting, too many locals or registers), so this pass decides which scripts
 // compile and what the error says; gopher-lua only compiles what it
 // accepts.
 //
 // It mirrors the C code function by function because the message depends
 // on the exact lexer state when the error is raised: which token was read
 // last (the "near" text is the lexer's buffer), the line the lexer is on,
-// and whether a lookahead token was read. The build of Redis 7.0.15's Lua
-// the oracle runs has LUA_COMPAT_VARARG (a vararg function gets a local
-// "arg") and no LUA_COMPAT_LSTR (no nested [[ ]] in long strings).
+// and whether a lookahead token was read. Of the code generator (lcode.c)
+// it keeps only the register allocation, to refuse, at the same token, a
+// function that needs more than 250 registers. The build of Redis
+// 7.0.15's Lua the oracle runs has LUA_COMPAT_VARARG (a vararg function
+// gets a local "arg") and no LUA_COMPAT_LSTR (no nested [[ ]] in long
+// strings).
 //
 // Work is linear in the input: every byte is lexed once, recursion is
 // bounded by the parser's own level limit (200), and a name lookup costs
@@ -95,7 +99,8 @@ type syntaxFailure struct{ msg string }
 
 type luaToken struct {
 	t    int
-	name string // for tkName
+	name string  // for tkName
+	num  float64 // for tkNumber
 }
 
 type lexState struct {
@@ -224,7 +229,7 @@ func (ls *lexState) checkNext(set string) bool {
 	return true
 }
 
-func (ls *lexState) readNumeral() {
+func (ls *lexState) readNumeral() float64 {
 	for {
 		ls.saveAndNext()
 		if !lxDigit(ls.current) && ls.current != '.' {
@@ -244,6 +249,16 @@ func (ls *lexState) readNumeral() {
 	if !isCNumber(num) {
 		ls.lexError("malformed number", tkNumber)
 	}
+	return cNumber(num)
+}
+
+// cNumber is the value of a number isCNumber accepts.
+func cNumber(s string) float64 {
+	if len(s) > 2 && (s[1] == 'x' || s[1] == 'X') && !strings.ContainsAny(s, "pP") {
+		s += "p0" // Go wants a binary exponent in a hexadecimal float
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
 
 // isCNumber says whether strtod (glibc, C locale) reads all of s, which
@@ -451,8 +466,7 @@ func (ls *lexState) llex() luaToken {
 			if !lxDigit(ls.current) {
 				return luaToken{t: '.'}
 			}
-			ls.readNumeral()
-			return luaToken{t: tkNumber}
+			return luaToken{t: tkNumber, num: ls.readNumeral()}
 		case eoz:
 			return luaToken{t: tkEOS}
 		default:
@@ -461,8 +475,7 @@ func (ls *lexState) llex() luaToken {
 				ls.next()
 				continue
 			case lxDigit(c):
-				ls.readNumeral()
-				return luaToken{t: tkNumber}
+				return luaToken{t: tkNumber, num: ls.readNumeral()}
 			case lxAlpha(c) || c == '_':
 				for {
 					ls.saveAndNext()
@@ -497,29 +510,47 @@ func (ls *lexState) lookahead() { ls.ahead = ls.llex() }
 
 // ---- parser (lparser.c) ----
 
-// expKind is what the parser needs to know of an expression: whether it
-// can be assigned to or is a call (a statement on its own).
-type expKind int
-
+// Expression kinds, as lparser.h's expkind: what the code generator
+// (lcode.c) knows of an expression, which decides the registers it takes.
 const (
-	expOther expKind = iota
-	expVar           // VLOCAL, VUPVAL, VGLOBAL, VINDEXED
-	expCall
+	vVoid     = iota // no expression (an empty list)
+	vNil             //
+	vTrue            //
+	vFalse           //
+	vK               // a constant
+	vKNum            // a number constant
+	vLocal           // a local variable
+	vUpval           // an upvalue
+	vGlobal          // a global
+	vIndexed         // t[k]
+	vJmp             // a comparison's jump
+	vReloc           // an instruction whose target register is open
+	vNonReloc        // a value in a register
+	vCall            // a call
+	vVararg          // '...'
 )
 
-// expDesc is what the checker knows of a parsed expression: its kind,
-// and what decides the registers the code generator (lcode.c) uses for
-// it: whether its value already sits in a temporary register at the top
-// (a call's result, a table under construction), whether it may return
-// several values (a call, '...'), and whether it is a concatenation
-// (which a concatenation to its left extends in place).
+// expDesc is the register-relevant part of Lua 5.1's expdesc: the checker
+// follows lcode.c's register allocation (not its code) so that it refuses
+// exactly the functions that need more than 250 registers, at the same
+// token.
 type expDesc struct {
-	k       expKind
-	temp    bool
-	multret bool
-	concat  bool
-	void    bool // no expression (an empty list)
+	k      int
+	temp   bool    // vNonReloc: its register is a temporary
+	tTemp  bool    // vIndexed: the table's register is a temporary
+	kTemp  bool    // vIndexed: the key's register is a temporary
+	tJ, fJ bool    // it has pending true / false jumps (and, or)
+	not    bool    // vReloc made by OP_NOT
+	concat bool    // vReloc made by OP_CONCAT
+	nval   float64 // vKNum: the number (constant folding)
 }
+
+func (e *expDesc) hasJumps() bool  { return e.tJ || e.fJ }
+func (e *expDesc) isNumeral() bool { return e.k == vKNum && !e.hasJumps() }
+func (e *expDesc) hasMultret() bool {
+	return e.k == vCall || e.k == vVararg
+}
+func (e *expDesc) assignable() bool { return e.k >= vLocal && e.k <= vIndexed }
 
 type upvalDesc struct {
 	local bool // VLOCAL (else VUPVAL)
@@ -534,11 +565,9 @@ type blockCnt struct {
 
 type funcState struct {
 	prev *funcState
-	// freereg is the first free register as the code generator would
-	// have it, counting only the registers it surely takes (locals, list
-	// and argument values, call bases, tables), never more: Lua refuses a
-	// function that needs 250 ("function or expression too complex"), and
-	// the check must not refuse what Lua accepts.
+	// freereg is the first free register as lcode.c would have it:
+	// Lua refuses a function that needs 250 ("function or expression
+	// too complex").
 	freereg    int
 	linedef    int
 	isVararg   bool
@@ -677,9 +706,16 @@ func (ls *lexState) singleVarAux(fs *funcState, name string) (global bool, d upv
 	return false, upvalDesc{info: ls.indexUpvalue(fs, d)}
 }
 
-func (ls *lexState) singleVar() {
+func (ls *lexState) singleVar() expDesc {
 	name := ls.strCheckName()
-	ls.singleVarAux(ls.fs, name)
+	global, d := ls.singleVarAux(ls.fs, name)
+	switch {
+	case global:
+		return expDesc{k: vGlobal}
+	case d.local:
+		return expDesc{k: vLocal}
+	}
+	return expDesc{k: vUpval}
 }
 
 func (ls *lexState) enterLevel() {
@@ -720,60 +756,359 @@ func (ls *lexState) reserve(n int) {
 	fs.freereg += n
 }
 
-// closeNext is luaK_exp2nextreg for an expression that started at
-// register start: its value goes to the next register, which is the one
-// it already holds when it is a temporary.
-func (ls *lexState) closeNext(e expDesc) {
-	if !e.temp {
+// The register side of lcode.c's expression functions, one for one.
+
+func (ls *lexState) freeExp(e *expDesc) {
+	if e.k == vNonReloc && e.temp {
+		e.temp = false
+		ls.fs.freereg--
+	}
+}
+
+func (ls *lexState) dischargeVars(e *expDesc) {
+	switch e.k {
+	case vLocal:
+		*e = expDesc{k: vNonReloc, tJ: e.tJ, fJ: e.fJ}
+	case vUpval, vGlobal, vVararg:
+		*e = expDesc{k: vReloc, tJ: e.tJ, fJ: e.fJ}
+	case vIndexed:
+		if e.kTemp {
+			ls.fs.freereg--
+		}
+		if e.tTemp {
+			ls.fs.freereg--
+		}
+		*e = expDesc{k: vReloc, tJ: e.tJ, fJ: e.fJ}
+	case vCall:
+		*e = expDesc{k: vNonReloc, temp: true, tJ: e.tJ, fJ: e.fJ}
+	}
+}
+
+func (ls *lexState) discharge2AnyReg(e *expDesc) {
+	if e.k != vNonReloc {
+		ls.reserve(1)
+		*e = expDesc{k: vNonReloc, temp: true, tJ: e.tJ, fJ: e.fJ}
+	}
+}
+
+func (ls *lexState) exp2NextReg(e *expDesc) {
+	ls.dischargeVars(e)
+	ls.freeExp(e)
+	ls.reserve(1)
+	*e = expDesc{k: vNonReloc, temp: true}
+}
+
+func (ls *lexState) exp2AnyReg(e *expDesc) {
+	ls.dischargeVars(e)
+	if e.k == vNonReloc {
+		if !e.hasJumps() {
+			return
+		}
+		if e.temp {
+			e.tJ, e.fJ = false, false
+			return
+		}
+	}
+	ls.exp2NextReg(e)
+}
+
+func (ls *lexState) exp2Val(e *expDesc) {
+	if e.hasJumps() {
+		ls.exp2AnyReg(e)
+	} else {
+		ls.dischargeVars(e)
+	}
+}
+
+// exp2RK leaves constants as constants (Lua puts one in a register only
+// past 256 constants in a function, which is not counted: a lower bound).
+func (ls *lexState) exp2RK(e *expDesc) {
+	ls.exp2Val(e)
+	switch e.k {
+	case vKNum, vTrue, vFalse, vNil, vK:
+		e.k = vK
+		return
+	}
+	ls.exp2AnyReg(e)
+}
+
+// setReturns is luaK_setreturns / luaK_setmultret: '...' opens a register.
+func (ls *lexState) setReturns(e *expDesc) {
+	if e.k == vVararg {
 		ls.reserve(1)
 	}
 }
 
+func (ls *lexState) setOneRet(e *expDesc) {
+	switch e.k {
+	case vCall:
+		*e = expDesc{k: vNonReloc, temp: true, tJ: e.tJ, fJ: e.fJ}
+	case vVararg:
+		*e = expDesc{k: vReloc, tJ: e.tJ, fJ: e.fJ}
+	}
+}
+
+func (ls *lexState) jumpOnCond(e *expDesc) {
+	if e.k == vReloc && e.not {
+		return // the OP_NOT becomes a test of its operand
+	}
+	ls.discharge2AnyReg(e)
+	ls.freeExp(e)
+}
+
+func (ls *lexState) goIfTrue(e *expDesc) {
+	ls.dischargeVars(e)
+	switch e.k {
+	case vK, vKNum, vTrue:
+	case vJmp:
+		e.fJ = true
+	default:
+		ls.jumpOnCond(e)
+		e.fJ = true
+	}
+	e.tJ = false
+}
+
+func (ls *lexState) goIfFalse(e *expDesc) {
+	ls.dischargeVars(e)
+	switch e.k {
+	case vNil, vFalse:
+	case vJmp:
+		e.tJ = true
+	default:
+		ls.jumpOnCond(e)
+		e.tJ = true
+	}
+	e.fJ = false
+}
+
+func (ls *lexState) codeNot(e *expDesc) {
+	ls.dischargeVars(e)
+	switch e.k {
+	case vNil, vFalse:
+		e.k = vTrue
+	case vK, vKNum, vTrue:
+		e.k = vFalse
+	case vJmp:
+	case vReloc, vNonReloc:
+		ls.discharge2AnyReg(e)
+		ls.freeExp(e)
+		*e = expDesc{k: vReloc, not: true, tJ: e.tJ, fJ: e.fJ}
+	}
+	e.tJ, e.fJ = e.fJ, e.tJ
+}
+
+// Arithmetic operators for constant folding.
+const (
+	opAdd = iota
+	opSub
+	opMul
+	opDiv
+	opMod
+	opPow
+	opUnm
+	opLen
+	opConcat
+)
+
+// constFolding folds two number constants as Lua 5.1 does (not dividing
+// by zero, not producing NaN).
+func constFolding(op int, e1, e2 *expDesc) bool {
+	if !e1.isNumeral() || !e2.isNumeral() {
+		return false
+	}
+	v1, v2 := e1.nval, e2.nval
+	var r float64
+	switch op {
+	case opAdd:
+		r = v1 + v2
+	case opSub:
+		r = v1 - v2
+	case opMul:
+		r = v1 * v2
+	case opDiv:
+		if v2 == 0 {
+			return false
+		}
+		r = v1 / v2
+	case opMod:
+		if v2 == 0 {
+			return false
+		}
+		r = v1 - math.Floor(v1/v2)*v2
+	case opPow:
+		r = math.Pow(v1, v2)
+	case opUnm:
+		r = -v1
+	default:
+		return false
+	}
+	if r != r {
+		return false
+	}
+	e1.nval = r
+	return true
+}
+
+func (ls *lexState) codeArith(op int, e1, e2 *expDesc) {
+	if constFolding(op, e1, e2) {
+		return
+	}
+	if op != opUnm && op != opLen {
+		ls.exp2RK(e2)
+	}
+	ls.exp2RK(e1)
+	ls.freeExp(e2)
+	ls.freeExp(e1)
+	*e1 = expDesc{k: vReloc, concat: op == opConcat}
+}
+
+func (ls *lexState) codeComp(e1, e2 *expDesc) {
+	ls.exp2RK(e1)
+	ls.exp2RK(e2)
+	ls.freeExp(e2)
+	ls.freeExp(e1)
+	*e1 = expDesc{k: vJmp}
+}
+
+func (ls *lexState) prefix(op int, e *expDesc) {
+	e2 := expDesc{k: vKNum}
+	switch op {
+	case '-':
+		if !e.isNumeral() {
+			ls.exp2AnyReg(e)
+		}
+		ls.codeArith(opUnm, e, &e2)
+	case tkNot:
+		ls.codeNot(e)
+	case '#':
+		ls.exp2AnyReg(e)
+		ls.codeArith(opLen, e, &e2)
+	}
+}
+
+func (ls *lexState) infix(op int, v *expDesc) {
+	switch op {
+	case tkAnd:
+		ls.goIfTrue(v)
+	case tkOr:
+		ls.goIfFalse(v)
+	case tkConcat:
+		ls.exp2NextReg(v)
+	case '+', '-', '*', '/', '%', '^':
+		if !v.isNumeral() {
+			ls.exp2RK(v)
+		}
+	default:
+		ls.exp2RK(v)
+	}
+}
+
+func (ls *lexState) posfix(op int, e1, e2 *expDesc) {
+	switch op {
+	case tkAnd:
+		ls.dischargeVars(e2)
+		e2.fJ = e2.fJ || e1.fJ
+		*e1 = *e2
+	case tkOr:
+		ls.dischargeVars(e2)
+		e2.tJ = e2.tJ || e1.tJ
+		*e1 = *e2
+	case tkConcat:
+		ls.exp2Val(e2)
+		if e2.k == vReloc && e2.concat {
+			ls.freeExp(e1)
+			*e1 = expDesc{k: vReloc, concat: true}
+		} else {
+			ls.exp2NextReg(e2)
+			ls.codeArith(opConcat, e1, e2)
+		}
+	case '+':
+		ls.codeArith(opAdd, e1, e2)
+	case '-':
+		ls.codeArith(opSub, e1, e2)
+	case '*':
+		ls.codeArith(opMul, e1, e2)
+	case '/':
+		ls.codeArith(opDiv, e1, e2)
+	case '%':
+		ls.codeArith(opMod, e1, e2)
+	case '^':
+		ls.codeArith(opPow, e1, e2)
+	default:
+		ls.codeComp(e1, e2)
+	}
+}
+
+func (ls *lexState) storeVar(v, ex *expDesc) {
+	switch v.k {
+	case vLocal:
+		ls.freeExp(ex)
+		return
+	case vUpval, vGlobal:
+		ls.exp2AnyReg(ex)
+	case vIndexed:
+		ls.exp2RK(ex)
+	}
+	ls.freeExp(ex)
+}
+
 // adjustAssign is adjust_assign: nvars values from nexps expressions, the
-// last being e; extra values are dropped by the caller, missing ones are
-// nil or come from a multiple-value last expression.
-func (ls *lexState) adjustAssign(nvars, nexps int, e expDesc) {
+// last being e.
+func (ls *lexState) adjustAssign(nvars, nexps int, e *expDesc) {
 	extra := nvars - nexps
-	if e.multret {
-		// '...' also takes a register here (luaK_setreturns); not
-		// counted, as the callers' counts are lower bounds.
+	if e.hasMultret() {
 		extra++
 		if extra < 0 {
 			extra = 0
 		}
+		ls.setReturns(e)
 		if extra > 1 {
 			ls.reserve(extra - 1)
 		}
 		return
 	}
-	if !e.void {
-		ls.closeNext(e)
+	if e.k != vVoid {
+		ls.exp2NextReg(e)
 	}
 	if extra > 0 {
 		ls.reserve(extra)
 	}
 }
 
-func (ls *lexState) field() {
+func (ls *lexState) field(v *expDesc) {
+	ls.exp2AnyReg(v)
 	ls.advance() // '.' or ':'
 	ls.strCheckName()
+	*v = expDesc{k: vIndexed, tTemp: v.temp}
 }
 
-func (ls *lexState) yindex() {
+func (ls *lexState) yindex(v *expDesc) {
 	ls.advance() // '['
-	ls.expr()
+	*v = ls.expr()
+	ls.exp2Val(v)
 	ls.checkNextTok(']')
+}
+
+// indexed is luaK_indexed: t[k].
+func (ls *lexState) indexed(t, k *expDesc) {
+	ls.exp2RK(k)
+	*t = expDesc{k: vIndexed, tTemp: t.temp, kTemp: k.k == vNonReloc && k.temp}
 }
 
 func (ls *lexState) recField() {
 	reg := ls.fs.freereg
+	var key expDesc
 	if ls.tok.t == tkName {
 		ls.strCheckName()
+		key.k = vK
 	} else {
-		ls.yindex()
+		ls.yindex(&key)
 	}
 	ls.checkNextTok('=')
-	ls.expr()
+	ls.exp2RK(&key)
+	val := ls.expr()
+	ls.exp2RK(&val)
 	ls.fs.freereg = reg
 }
 
@@ -783,18 +1118,19 @@ const lfieldsPerFlush = 50
 func (ls *lexState) constructor() expDesc {
 	fs := ls.fs
 	line := ls.line
-	table := fs.freereg
-	ls.reserve(1)
+	t := expDesc{k: vReloc}
+	ls.exp2NextReg(&t)
+	table := fs.freereg - 1
 	ls.checkNextTok('{')
-	var pending expDesc
-	hasPending, tostore := false, 0
+	v := expDesc{k: vVoid}
+	tostore := 0
 	for {
 		if ls.tok.t == '}' {
 			break
 		}
-		if hasPending { // closelistfield
-			ls.closeNext(pending)
-			hasPending = false
+		if v.k != vVoid { // closelistfield
+			ls.exp2NextReg(&v)
+			v.k = vVoid
 			if tostore == lfieldsPerFlush {
 				fs.freereg = table + 1
 				tostore = 0
@@ -804,7 +1140,7 @@ func (ls *lexState) constructor() expDesc {
 		case tkName:
 			ls.lookahead()
 			if ls.ahead.t != '=' {
-				pending, hasPending = ls.expr(), true
+				v = ls.expr()
 				tostore++
 			} else {
 				ls.recField()
@@ -812,7 +1148,7 @@ func (ls *lexState) constructor() expDesc {
 		case '[':
 			ls.recField()
 		default:
-			pending, hasPending = ls.expr(), true
+			v = ls.expr()
 			tostore++
 		}
 		if !ls.testNext(',') && !ls.testNext(';') {
@@ -820,11 +1156,15 @@ func (ls *lexState) constructor() expDesc {
 		}
 	}
 	ls.checkMatch('}', '{', line)
-	if hasPending && !pending.multret { // lastlistfield
-		ls.closeNext(pending)
+	if tostore > 0 { // lastlistfield
+		if v.hasMultret() {
+			ls.setReturns(&v)
+		} else if v.k != vVoid {
+			ls.exp2NextReg(&v)
+		}
+		fs.freereg = table + 1
 	}
-	fs.freereg = table + 1
-	return expDesc{temp: true}
+	return t
 }
 
 func (ls *lexState) parList() {
@@ -876,40 +1216,42 @@ func (ls *lexState) explist1() (int, expDesc) {
 	n := 1
 	e := ls.expr()
 	for ls.testNext(',') {
-		ls.closeNext(e)
+		ls.exp2NextReg(&e)
 		e = ls.expr()
 		n++
 	}
 	return n, e
 }
 
-// funcArgs parses a call's arguments; the function is in register base.
-func (ls *lexState) funcArgs(base int) expDesc {
+// funcArgs parses the arguments of a call to the function in register
+// base.
+func (ls *lexState) funcArgs(f *expDesc, base int) {
 	line := ls.line
+	var args expDesc
 	switch ls.tok.t {
 	case '(':
 		if line != ls.lastline {
 			ls.syntaxError("ambiguous syntax (function call x new statement)")
 		}
 		ls.advance()
-		args := expDesc{void: true}
 		if ls.tok.t != ')' {
 			_, args = ls.explist1()
+			ls.setReturns(&args)
 		}
 		ls.checkMatch(')', '(', line)
-		if !args.void && !args.multret {
-			ls.closeNext(args)
-		}
 	case '{':
-		ls.constructor()
+		args = ls.constructor()
 	case tkString:
+		args.k = vK
 		ls.advance()
-		ls.reserve(1)
 	default:
 		ls.syntaxError("function arguments expected")
 	}
+	if !args.hasMultret() && args.k != vVoid {
+		ls.exp2NextReg(&args)
+	}
+	*f = expDesc{k: vCall}
 	ls.fs.freereg = base + 1
-	return expDesc{k: expCall, temp: true, multret: true}
 }
 
 func (ls *lexState) prefixExp() expDesc {
@@ -919,68 +1261,72 @@ func (ls *lexState) prefixExp() expDesc {
 		ls.advance()
 		e := ls.expr()
 		ls.checkMatch(')', '(', line)
-		// luaK_dischargevars: one value, no longer assignable.
-		return expDesc{temp: e.temp, concat: e.concat}
+		ls.dischargeVars(&e)
+		return e
 	case tkName:
-		ls.singleVar()
-		return expDesc{k: expVar}
+		return ls.singleVar()
 	}
 	ls.syntaxError("unexpected symbol")
 	return expDesc{}
 }
 
 func (ls *lexState) primaryExp() expDesc {
-	fs := ls.fs
-	start := fs.freereg
-	e := ls.prefixExp()
+	v := ls.prefixExp()
 	for {
 		switch ls.tok.t {
 		case '.':
-			ls.field()
-			fs.freereg = start
-			e = expDesc{k: expVar}
+			ls.field(&v)
 		case '[':
-			ls.yindex()
-			fs.freereg = start
-			e = expDesc{k: expVar}
+			ls.exp2AnyReg(&v)
+			var key expDesc
+			ls.yindex(&key)
+			ls.indexed(&v, &key)
 		case ':':
 			ls.advance()
 			ls.strCheckName()
-			fs.freereg = start // luaK_self: the function and self
+			// luaK_self: the function and self.
+			ls.exp2AnyReg(&v)
+			ls.freeExp(&v)
 			ls.reserve(2)
-			e = ls.funcArgs(start)
+			ls.funcArgs(&v, ls.fs.freereg-2)
 		case '(', tkString, '{':
-			if !e.temp {
-				fs.freereg = start
-			}
-			ls.closeNext(e)
-			e = ls.funcArgs(start)
+			ls.exp2NextReg(&v)
+			ls.funcArgs(&v, ls.fs.freereg-1)
 		default:
-			return e
+			return v
 		}
 	}
 }
 
 func (ls *lexState) simpleExp() expDesc {
+	var e expDesc
 	switch ls.tok.t {
-	case tkNumber, tkString, tkNil, tkTrue, tkFalse:
+	case tkNumber:
+		e = expDesc{k: vKNum, nval: ls.tok.num}
+	case tkString:
+		e.k = vK
+	case tkNil:
+		e.k = vNil
+	case tkTrue:
+		e.k = vTrue
+	case tkFalse:
+		e.k = vFalse
 	case tkDots:
 		if !ls.fs.isVararg {
 			ls.syntaxError("cannot use '...' outside a vararg function")
 		}
-		ls.advance()
-		return expDesc{multret: true}
+		e.k = vVararg
 	case '{':
 		return ls.constructor()
 	case tkFunction:
 		ls.advance()
 		ls.body(false, ls.line)
-		return expDesc{}
+		return expDesc{k: vReloc}
 	default:
 		return ls.primaryExp()
 	}
 	ls.advance()
-	return expDesc{}
+	return e
 }
 
 // binaryPriority is the left and right priority of a binary operator
@@ -1007,21 +1353,17 @@ func binaryPriority(t int) (left, right int, ok bool) {
 
 const unaryPriority = 8
 
-// subExpr parses operators of priority above limit. On return the free
-// register is the one at the start, plus one when the value is a
-// temporary.
+// subExpr parses an expression with binary operators of priority above
+// limit.
 func (ls *lexState) subExpr(limit int) expDesc {
 	ls.enterLevel()
-	fs := ls.fs
-	start := fs.freereg
-	var e expDesc
-	if t := ls.tok.t; t == tkNot || t == '-' || t == '#' {
+	var v expDesc
+	if op := ls.tok.t; op == tkNot || op == '-' || op == '#' {
 		ls.advance()
-		ls.subExpr(unaryPriority)
-		fs.freereg = start
-		e = expDesc{}
+		v = ls.subExpr(unaryPriority)
+		ls.prefix(op, &v)
 	} else {
-		e = ls.simpleExp()
+		v = ls.simpleExp()
 	}
 	for {
 		op := ls.tok.t
@@ -1030,33 +1372,12 @@ func (ls *lexState) subExpr(limit int) expDesc {
 			break
 		}
 		ls.advance()
-		switch op { // luaK_infix
-		case tkAnd, tkOr:
-			fs.freereg = start
-		case tkConcat:
-			ls.closeNext(e)
-		}
-		e2 := ls.subExpr(right)
-		switch op { // luaK_posfix
-		case tkAnd, tkOr:
-			e = expDesc{temp: e2.temp}
-			fs.freereg = start
-			if e.temp {
-				fs.freereg++
-			}
-		case tkConcat:
-			if !e2.concat {
-				ls.closeNext(e2)
-			}
-			fs.freereg = start
-			e = expDesc{concat: true}
-		default:
-			fs.freereg = start
-			e = expDesc{}
-		}
+		ls.infix(op, &v)
+		v2 := ls.subExpr(right)
+		ls.posfix(op, &v, &v2)
 	}
 	ls.leaveLevel()
-	return e
+	return v
 }
 
 func (ls *lexState) expr() expDesc { return ls.subExpr(0) }
@@ -1076,27 +1397,43 @@ func (ls *lexState) block() {
 	ls.leaveBlock()
 }
 
-func (ls *lexState) assignment(k expKind, nvars int) {
-	if k != expVar {
+func (ls *lexState) assignment(lh *expDesc, nvars int) {
+	if !lh.assignable() {
 		ls.syntaxError("syntax error")
 	}
+	fs := ls.fs
 	if ls.testNext(',') {
-		nk := ls.primaryExp().k
+		// check_conflict may copy a local to one more register when an
+		// earlier target indexes with it: not counted (a lower bound).
+		nv := ls.primaryExp()
 		if nvars > luaMaxCCalls-ls.ccalls {
-			ls.errorLimit(ls.fs, luaMaxCCalls-ls.ccalls, "variables in assignment")
+			ls.errorLimit(fs, luaMaxCCalls-ls.ccalls, "variables in assignment")
 		}
-		ls.assignment(nk, nvars+1)
-		return
+		ls.assignment(&nv, nvars+1)
+	} else {
+		ls.checkNextTok('=')
+		nexps, e := ls.explist1()
+		if nexps == nvars {
+			ls.setOneRet(&e)
+			ls.storeVar(lh, &e)
+			return
+		}
+		ls.adjustAssign(nvars, nexps, &e)
+		if nexps > nvars {
+			fs.freereg -= nexps - nvars
+		}
 	}
-	ls.checkNextTok('=')
-	if nexps, e := ls.explist1(); nexps != nvars {
-		ls.adjustAssign(nvars, nexps, e)
-	}
+	e := expDesc{k: vNonReloc, temp: fs.freereg-1 >= fs.nactvar}
+	ls.storeVar(lh, &e)
 }
 
-// cond parses a condition, whose registers are free once it is tested.
+// cond parses a condition; its registers are free once it is tested.
 func (ls *lexState) cond() {
-	ls.expr()
+	e := ls.expr()
+	if e.k == vNil {
+		e.k = vFalse
+	}
+	ls.goIfTrue(&e)
 	ls.fs.freereg = ls.fs.nactvar
 }
 
@@ -1145,7 +1482,10 @@ func (ls *lexState) forBody(nvars int) {
 }
 
 // exp1 is an expression whose value goes to the next register.
-func (ls *lexState) exp1() { ls.closeNext(ls.expr()) }
+func (ls *lexState) exp1() {
+	e := ls.expr()
+	ls.exp2NextReg(&e)
+}
 
 func (ls *lexState) forNum(name string) {
 	ls.newLocalVar("(for index)", 0)
@@ -1176,7 +1516,7 @@ func (ls *lexState) forList(name string) {
 	}
 	ls.checkNextTok(tkIn)
 	nexps, e := ls.explist1()
-	ls.adjustAssign(3, nexps, e)
+	ls.adjustAssign(3, nexps, &e)
 	if ls.fs.freereg+3 >= maxStack { // luaK_checkstack: room to call the generator
 		ls.syntaxError("function or expression too complex")
 	}
@@ -1235,35 +1575,37 @@ func (ls *lexState) localStat() {
 			break
 		}
 	}
-	nexps, e := 0, expDesc{void: true}
+	nexps, e := 0, expDesc{k: vVoid}
 	if ls.testNext('=') {
 		nexps, e = ls.explist1()
 	}
-	ls.adjustAssign(nvars, nexps, e)
+	ls.adjustAssign(nvars, nexps, &e)
 	ls.adjustLocalVars(nvars)
 }
 
-func (ls *lexState) funcName() bool {
-	ls.singleVar()
+func (ls *lexState) funcName() (expDesc, bool) {
+	v := ls.singleVar()
 	for ls.tok.t == '.' {
-		ls.field()
+		ls.field(&v)
 	}
 	if ls.tok.t == ':' {
-		ls.field()
-		return true
+		ls.field(&v)
+		return v, true
 	}
-	return false
+	return v, false
 }
 
 func (ls *lexState) funcStat(line int) {
 	ls.advance()
-	needSelf := ls.funcName()
+	v, needSelf := ls.funcName()
 	ls.body(needSelf, line)
+	b := expDesc{k: vReloc}
+	ls.storeVar(&v, &b)
 }
 
 func (ls *lexState) exprStat() {
-	if e := ls.primaryExp(); e.k != expCall {
-		ls.assignment(e.k, 1)
+	if v := ls.primaryExp(); v.k != vCall {
+		ls.assignment(&v, 1)
 	}
 }
 
@@ -1272,10 +1614,13 @@ func (ls *lexState) retStat() {
 	if blockFollow(ls.tok.t) || ls.tok.t == ';' {
 		return
 	}
-	// One value may stay where it is (luaK_exp2anyreg); several go to
-	// consecutive registers.
-	if n, e := ls.explist1(); n > 1 && !e.multret {
-		ls.closeNext(e)
+	switch n, e := ls.explist1(); {
+	case e.hasMultret():
+		ls.setReturns(&e)
+	case n == 1:
+		ls.exp2AnyReg(&e)
+	default:
+		ls.exp2NextReg(&e)
 	}
 }
 
