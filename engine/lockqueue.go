@@ -500,10 +500,14 @@ func (r *lockRegistry) serveWaiter(tx *Tx, w *lockWaiter) bool {
 	}
 	r.mu.Unlock()
 	tx.DB = w.db
+	var refused error // a request that can never be served: its reply
 	for _, key := range w.req.keys {
 		ok, err := admits(tx, key, &w.req)
 		if err == nil && !ok {
 			return false
+		}
+		if refused == nil {
+			refused = err
 		}
 	}
 	b := w.b
@@ -520,7 +524,7 @@ func (r *lockRegistry) serveWaiter(tx *Tx, w *lockWaiter) bool {
 		b.finish(tx, endAbort, true)
 		return true
 	}
-	r.grantWaiter(tx, w)
+	r.grantWaiter(tx, w, refused)
 	b.state = blockServed
 	b.mu.Unlock()
 	r.unqueue(w)
@@ -529,15 +533,14 @@ func (r *lockRegistry) serveWaiter(tx *Tx, w *lockWaiter) bool {
 }
 
 // grantWaiter writes w's reply, under b.mu: its locks, or why it cannot
-// have them (the restart fence, a session that ended, a semaphore now
-// used with another count).
-func (r *lockRegistry) grantWaiter(tx *Tx, w *lockWaiter) {
+// have them (refused: a semaphore now used with another count, as
+// serveWaiter's admits found it, which is not asked again; the restart
+// fence; a session that ended).
+func (r *lockRegistry) grantWaiter(tx *Tx, w *lockWaiter, refused error) {
 	rec := &w.b.rec
-	for _, key := range w.req.keys {
-		if _, err := admits(tx, key, &w.req); err != nil {
-			rec.Error(err.Error())
-			return
-		}
+	if refused != nil {
+		rec.Error(refused.Error())
+		return
 	}
 	if w.req.sessID != "" && !sessionExists(tx, w.req.sessID) {
 		rec.Error(errNoSession.Error())

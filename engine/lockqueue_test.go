@@ -123,6 +123,29 @@ func TestLockPermits(t *testing.T) {
 	}
 }
 
+// A waiter whose count of permits differs from the holders' by the time
+// its turn comes is answered the error, and the queue goes on.
+func TestLockPermitsWaiterNamingAnotherCount(t *testing.T) {
+	te := newTestEngine(t)
+	c := te.newClient()
+	c.do("LOCK.ACQUIRE", "sem", "x", "60000")
+	w3 := te.newClient().block("LOCK.ACQUIRE", "sem", "a", "60000", "PERMITS", "3", "WAIT", "0")
+	w5 := te.newClient().block("LOCK.ACQUIRE", "sem", "b", "60000", "PERMITS", "5", "WAIT", "0")
+	w3b := te.newClient().block("LOCK.ACQUIRE", "sem", "c", "60000", "PERMITS", "3", "WAIT", "0")
+	if got := c.do("LOCK.RELEASE", "sem", "x"); got != "(integer) 1" {
+		t.Fatal(got)
+	}
+	if got := served(t, w3); !isToken(got) {
+		t.Fatalf("first waiter: %s", got)
+	}
+	if got := served(t, w5); got != "(error) ERR PERMITS differs from the 3 the holders of this semaphore named" {
+		t.Fatalf("waiter naming 5: %s", got)
+	}
+	if got := served(t, w3b); !isToken(got) {
+		t.Fatalf("the waiter after it: %s", got)
+	}
+}
+
 // LOCK.ACQUIREALL takes every key or none; waiting requests hold nothing;
 // {a,b} and {b,a} do not deadlock and are served in arrival order, and a
 // single-key request that comes later does not overtake them.

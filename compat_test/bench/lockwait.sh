@@ -2,12 +2,17 @@
 # lockwait.sh: 64 clients contending for ONE lock, critical section 0.1 ms,
 # lockredis's LOCK.ACQUIRE ... WAIT against redis-server with the usual
 # SET NX + jittered-retry loop and with Redisson-style pub/sub waiting (and
-# those two against lockredis too), on loopback. The methods take turns
+# those two against lockredis too), on loopback. Then the same for a
+# readers/writer lock (LOCK.ACQUIRE [SHARED] WAIT against Redisson's
+# RReadWriteLock scripts and pub/sub wake-up) and a semaphore
+# (LOCK.ACQUIRE PERMITS n WAIT against redis-semaphore's script and polling
+# loop), KIND_CLIENTS clients each holding HOLD. The methods take turns
 # ROUNDS times; the median round of each is printed as a Markdown table
-# (see bench/lockwait/main.go for what is measured).
+# (see bench/lockwait/main.go and kinds.go for what is measured).
 #
 #   compat_test/bench/lockwait.sh
 #   CLIENTS=64 DURATION=3s ROUNDS=5 compat_test/bench/lockwait.sh
+#   WORKLOADS=rw,sem KIND_CLIENTS=64 HOLD=1ms PERMITS=4 compat_test/bench/lockwait.sh
 #
 # Needs go, redis-server and redis-cli (apt-get install redis-server redis-tools).
 set -euo pipefail
@@ -15,6 +20,10 @@ set -euo pipefail
 CLIENTS=${CLIENTS:-64}
 DURATION=${DURATION:-3s}
 ROUNDS=${ROUNDS:-3}
+WORKLOADS=${WORKLOADS:-mutex,rw,sem}
+KIND_CLIENTS=${KIND_CLIENTS:-64}
+HOLD=${HOLD:-1ms}
+PERMITS=${PERMITS:-4}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
 for tool in go redis-server redis-cli; do
@@ -43,4 +52,5 @@ done
 
 "$tmp/lockwait" -lockredis "127.0.0.1:$LPORT" -lockredis-pid "$lpid" \
 	-redis "127.0.0.1:$RPORT" -redis-pid "$rpid" \
-	-clients "$CLIENTS" -duration "$DURATION" -rounds "$ROUNDS"
+	-clients "$CLIENTS" -duration "$DURATION" -rounds "$ROUNDS" \
+	-workloads "$WORKLOADS" -kind-clients "$KIND_CLIENTS" -hold "$HOLD" -permits "$PERMITS"

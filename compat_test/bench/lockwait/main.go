@@ -17,6 +17,9 @@
 // server CPU per acquisition (utime+stime of the server's /proc/PID/stat),
 // and wake-ups per release (for queue: grants from INFO locks, 1 each;
 // setnx: acquire attempts; pubsub: unlock messages delivered).
+//
+// That is the "mutex" workload; kinds.go has "rw" (readers/writer) and
+// "sem" (a semaphore), run after it in the same process (-workloads).
 package main
 
 import (
@@ -76,24 +79,44 @@ func main() {
 	dur := flag.Duration("duration", 3*time.Second, "length of one round")
 	rounds := flag.Int("rounds", 3, "rounds; the median is reported")
 	cs := flag.Duration("cs", 100*time.Microsecond, "critical section")
+	workloads := flag.String("workloads", "mutex,rw,sem", "what to run: mutex (this file), rw and sem (kinds.go)")
+	kindClients := flag.Int("kind-clients", 64, "rw and sem: clients")
+	hold := flag.Duration("hold", time.Millisecond, "rw and sem: how long each grant is held")
+	permits := flag.Int("permits", 4, "sem: permits")
+	only := flag.String("only", "", `rw and sem: run only this method on this server, e.g. "queue lockredis" (to profile it)`)
 	flag.Parse()
 	lr := server{"lockredis", *lockAddr, *lockPid}
 	rs := server{"redis-server", *redisAddr, *redisPid}
+	kp := kindParams{clients: *kindClients, dur: *dur, hold: *hold, permits: *permits, only: *only}
+	for _, w := range strings.Split(*workloads, ",") {
+		switch w {
+		case "mutex":
+			runMutex(lr, rs, *clients, *dur, *cs, *rounds)
+		case "rw", "sem":
+			runKinds(w, lr, rs, kp, *rounds)
+		default:
+			log.Fatalf("unknown workload %q", w)
+		}
+	}
+}
+
+// runMutex is contention for one exclusive lock.
+func runMutex(lr, rs server, clients int, dur, cs time.Duration, rounds int) {
 	type run struct {
 		mode string
 		srv  server
 	}
 	runs := []run{{"queue", lr}, {"setnx", rs}, {"pubsub", rs}, {"setnx", lr}, {"pubsub", lr}}
 	all := map[string][]result{}
-	for r := 0; r < *rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		for _, rn := range runs {
-			res := measure(rn.mode, rn.srv, *clients, *dur, *cs)
+			res := measure(rn.mode, rn.srv, clients, dur, cs)
 			fmt.Fprintf(os.Stderr, "round %d: %s\n", r+1, res.line())
 			id := rn.mode + " " + rn.srv.name
 			all[id] = append(all[id], res)
 		}
 	}
-	fmt.Printf("%d clients, one key, critical section %v, %d rounds of %v, medians:\n\n", *clients, *cs, *rounds, *dur)
+	fmt.Printf("%d clients, one key, critical section %v, %d rounds of %v, medians:\n\n", clients, cs, rounds, dur)
 	fmt.Println("| method | server | acquisitions/s | p50 wait | p99 wait | server CPU / acquisition | wake-ups / release |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	var base result
