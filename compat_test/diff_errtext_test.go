@@ -319,10 +319,60 @@ var luaCaughtErrorScripts = []string{
 	"local s, e = pcall(string.gsub, 'abc', 'b', function(c) local z; return z.x end); return e",
 }
 
+// luaArgErrorScripts misuse library functions; Lua 5.1 names the function
+// as its caller called it (a local's name, a field, a method, whose self
+// is then not counted), and '?' when pcall called it.
+var luaArgErrorScripts = []string{
+	"local s = {rep = string.rep}; return s:rep(2)",
+	"local s = {rep = string.rep}; return s:rep()",
+	"local r = string.rep; local function g() return r() end; return g()",
+	"local function g() return string.rep() end; return g()",
+	"g = string.rep; return g()",
+	"return string.rep(nil, 1)",
+	"return (string.rep or 1)()",
+	"local t = {string.rep}; return t[1]()",
+	"return table.sort({3, 1, 2}, 5)",
+	"return table.insert()",
+	"return setmetatable({}, 5)",
+	"return ('x'):format()",
+	"local ok, e = pcall(function() return ('x'):rep({}) end); return e",
+	"return coroutine.resume(5)",
+	"return bit.band({})",
+	"return struct.unpack()",
+	"return cjson.decode()",
+	"return string.char(-1)",
+	"return math.max()",
+	"return tonumber('10', 99)",
+	"return unpack(5)",
+	"return select('x')",
+	"return ('x'):rep('a')",
+	"local s = 'x'; return s:rep('a')",
+	"local r = string.rep; return r()",
+	"return string.rep()",
+	"local ok, e = pcall(string.rep) return e",
+	"local t = {f = string.rep}; return t.f()",
+	"return ('x'):sub({})",
+	"return tostring()",
+	"local ts = tostring; return ts()",
+	"return ('%d'):format('x')",
+	"return string.format('%d', 'x')",
+	"return select(2, pcall(('x').rep, 'x', 'y'))",
+	"local ok, e = pcall(tonumber) return e",
+	"return (string.rep)()",
+	"return table.concat({}, 1)",
+	"local t = {} return t:concat()",
+	"return math.floor()",
+	"return redis.sha1hex()",
+	"return cjson.encode()",
+}
+
 func TestDiffErrorTexts(t *testing.T) {
 	var lua []diffStep
 	lua = append(lua, args("SET", "s", "str"))
 	for _, s := range luaErrorScripts {
+		lua = append(lua, evalStep(s, nil))
+	}
+	for _, s := range luaArgErrorScripts {
 		lua = append(lua, evalStep(s, nil))
 	}
 	for _, s := range luaCaughtErrorScripts {

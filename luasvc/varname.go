@@ -54,6 +54,35 @@ func closeUpvalues(L *lua.LState, closer *lua.LFunction) {
 	flag.SetBool(saved)
 }
 
+// calledAs is getfuncname for the running Go function: how the Lua code
+// that called it names it (kind "global", "local", "method", "field",
+// "upvalue"), or name "?" when its caller is not Lua code or the call
+// names nothing. known is false when the frames cannot be read.
+func calledAs(L *lua.LState) (kind, name string, known bool) {
+	self, ok := L.GetStack(0)
+	if !ok {
+		return "", "", false
+	}
+	if _, err := L.GetInfo("S", self, lua.LNil); err != nil || self.What != "G" {
+		return "", "", false
+	}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return "", "?", true
+	}
+	f, ok := frameOf(L, dbg)
+	if !ok {
+		return "", "?", true // a Go caller (pcall, sort...)
+	}
+	switch i := f.proto.Code[f.pc]; opCode(i) {
+	case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+		if kind, name := f.objName(argA(i), f.pc); kind != "" {
+			return kind, name, true
+		}
+	}
+	return "", "?", true
+}
+
 // Instruction fields, as gopher-lua encodes them (opcode.go).
 func opCode(i uint32) int { return int(i >> 26) }
 func argA(i uint32) int   { return int(i>>18) & 0xff }
