@@ -385,6 +385,24 @@ func TestDiffErrorTexts(t *testing.T) {
 	runDiffCases(t, []diffCase{
 		{name: "lua-errors", needs: []string{"eval"}, steps: lua},
 		{name: "lua-syntax-errors", needs: []string{"eval", "function"}, steps: luaSyntaxSteps()},
+		{name: "lua-numerals", needs: []string{"eval"}, steps: []diffStep{
+			// Numbers as Lua 5.1 (glibc strtod) reads them, which
+			// gopher-lua reads otherwise or refuses.
+			evalStep("return 0x1p4", nil),
+			evalStep("return 0xfp1 + 0x0p0 + 0XAP2", nil),
+			evalStep("return 0010 + 007", nil),
+			evalStep("return 00.5 * 4", nil),
+			evalStep("return tostring(1e309) .. ' ' .. tostring(-1e309) .. ' ' .. tostring(1e308 * 10)", nil),
+			evalStep("return tostring(0x1p1000 * 0x1p1000)", nil),
+			evalStep("return tostring(1e-400)", nil),
+			evalStep("return 1\x00 + 1", nil),
+			evalStep("return 'a'.\x00'b'", nil),
+			evalStep("local function f(...) return select('#', .\x00.) end return f(1, 2)", nil),
+			evalStep("return {0x10, 0xff, 1e2, .5e1, 5., 08}", nil),
+			// "--[=" without a second '[' starts a short comment.
+			evalStep("return 1 --[= not long", nil),
+			evalStep("--[==x\nreturn 2", nil),
+		}},
 		{name: "binary-chunks", needs: []string{"eval"}, steps: []diffStep{
 			args("SCRIPT", "LOAD", "\x1bLua"),
 			args("SCRIPT", "LOAD", "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"),

@@ -31,10 +31,11 @@ func compile(src, source string, ccalls int) (*lua.FunctionProto, error) {
 	if strings.HasPrefix(src, "\x1b") {
 		return nil, errors.New(chunk + ":1: unexpected symbol near 'char(27)'")
 	}
-	if msg := luaSyntaxCheck(src, chunk, ccalls); msg != "" {
+	gsrc, msg := luaForGopher(src, chunk, ccalls)
+	if msg != "" {
 		return nil, errors.New(msg)
 	}
-	stmts, err := parse.Parse(strings.NewReader(src), chunkID(source))
+	stmts, err := parse.Parse(strings.NewReader(gsrc), chunkID(source))
 	if err != nil {
 		// Lua 5.1 accepts it but gopher-lua does not (it reads numbers
 		// and escapes differently): its own message, in Lua's words

@@ -116,6 +116,7 @@ type lexState struct {
 	ccalls   int
 	fs       *funcState
 	work     int
+	fixes    []tokenFix
 }
 
 // luaSyntaxCheck returns Lua 5.1's message for the first error in src
@@ -123,17 +124,36 @@ type lexState struct {
 // parses. chunk is the name shown in messages; ccalls is the C-call depth
 // the parser starts at (0 for a script Redis loads, more for loadstring).
 func luaSyntaxCheck(src, chunk string, ccalls int) string {
-	msg, _ := syntaxCheck(src, chunk, ccalls)
+	msg, _, _ := syntaxCheck(src, chunk, ccalls)
 	return msg
 }
 
+// luaForGopher is src as gopher-lua must read it to mean what Lua 5.1
+// does (see numberToken), or Lua's error message.
+func luaForGopher(src, chunk string, ccalls int) (string, string) {
+	msg, _, fixes := syntaxCheck(src, chunk, ccalls)
+	if msg != "" || len(fixes) == 0 {
+		return src, msg
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range fixes {
+		b.WriteString(src[last:f.start])
+		b.WriteString(f.text)
+		last = f.end
+	}
+	b.WriteString(src[last:])
+	return b.String(), ""
+}
+
 // syntaxCheck is luaSyntaxCheck, also returning the work done (bytes read
-// plus name-lookup steps), which tests hold to a linear bound.
-func syntaxCheck(src, chunk string, ccalls int) (msg string, work int) {
+// plus name-lookup steps), which tests hold to a linear bound, and the
+// tokens gopher-lua must read otherwise.
+func syntaxCheck(src, chunk string, ccalls int) (msg string, work int, fixes []tokenFix) {
 	ls := &lexState{src: src, chunk: chunk, line: 1, lastline: 1, ccalls: ccalls}
 	ls.ahead.t = tkEOS
 	defer func() {
-		work = ls.work
+		work, fixes = ls.work, ls.fixes
 		if r := recover(); r != nil {
 			f, ok := r.(syntaxFailure)
 			if !ok {
@@ -148,7 +168,7 @@ func syntaxCheck(src, chunk string, ccalls int) (msg string, work int) {
 	ls.advance()
 	ls.chunk_()
 	ls.check(tkEOS)
-	return "", 0
+	return "", 0, nil
 }
 
 // ---- lexer (llex.c) ----
@@ -410,6 +430,7 @@ func (ls *lexState) llex() luaToken {
 			ls.incLine()
 			continue
 		case '-':
+			start := ls.pos - 1
 			ls.next()
 			if ls.current != '-' {
 				return luaToken{t: '-'}
@@ -426,6 +447,9 @@ func (ls *lexState) llex() luaToken {
 			}
 			for !ls.currIsNewline() && ls.current != eoz {
 				ls.next()
+			}
+			if strings.HasPrefix(ls.src[start:], "--[") {
+				ls.fixToken(start, "--") // "--[=x" is a short comment
 			}
 			continue
 		case '[':
@@ -456,17 +480,22 @@ func (ls *lexState) llex() luaToken {
 			ls.readString(c)
 			return luaToken{t: tkString}
 		case '.':
+			start := ls.pos - 1
 			ls.saveAndNext()
 			if ls.checkNext(".") {
+				t := tkConcat
 				if ls.checkNext(".") {
-					return luaToken{t: tkDots}
+					t = tkDots
 				}
-				return luaToken{t: tkConcat}
+				if strings.Contains(ls.src[start:ls.pos-1], "\x00") {
+					ls.fixToken(start, " "+luaTokens[t-257]+" ")
+				}
+				return luaToken{t: t}
 			}
 			if !lxDigit(ls.current) {
 				return luaToken{t: '.'}
 			}
-			return luaToken{t: tkNumber, num: ls.readNumeral()}
+			return ls.numberToken(start)
 		case eoz:
 			return luaToken{t: tkEOS}
 		default:
@@ -475,7 +504,7 @@ func (ls *lexState) llex() luaToken {
 				ls.next()
 				continue
 			case lxDigit(c):
-				return luaToken{t: tkNumber, num: ls.readNumeral()}
+				return ls.numberToken(ls.pos - 1)
 			case lxAlpha(c) || c == '_':
 				for {
 					ls.saveAndNext()
@@ -493,6 +522,37 @@ func (ls *lexState) llex() luaToken {
 			return luaToken{t: c}
 		}
 	}
+}
+
+// numberToken reads a number that started at src[start].
+func (ls *lexState) numberToken(start int) luaToken {
+	v := ls.readNumeral()
+	text := ls.src[start : ls.pos-1]
+	// gopher-lua reads some numbers otherwise, or not at all: hex with
+	// an exponent (0x1p4), two leading zeros (octal to Go: 0010 is 8),
+	// overflow (1e309 is inf, not NaN), a NUL byte strtod stopped at.
+	if strings.HasPrefix(text, "00") || strings.ContainsAny(text, "xX\x00") || math.IsInf(v, 0) {
+		repl := "(1/0)"
+		if !math.IsInf(v, 0) {
+			repl = "(" + strconv.FormatFloat(v, 'g', -1, 64) + ")"
+		}
+		ls.fixToken(start, repl)
+	}
+	return luaToken{t: tkNumber, num: v}
+}
+
+// fixToken records that gopher-lua must read the text from src[start]
+// to the current position as repl (same meaning, same line): a number
+// it reads otherwise, a token whose text holds a NUL byte, a comment it
+// takes for an unfinished long one.
+func (ls *lexState) fixToken(start int, repl string) {
+	ls.fixes = append(ls.fixes, tokenFix{start: start, end: ls.pos - 1, text: repl})
+}
+
+// tokenFix replaces src[start:end] by text.
+type tokenFix struct {
+	start, end int
+	text       string
 }
 
 // advance is luaX_next.

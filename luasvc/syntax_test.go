@@ -155,8 +155,8 @@ func TestLuaSyntaxWorkLinear(t *testing.T) {
 	for _, f := range families {
 		t.Run(f.name, func(t *testing.T) {
 			small, large := f.gen(200), f.gen(3200)
-			_, ws := syntaxCheck(small, "user_script", 0)
-			_, wl := syntaxCheck(large, "user_script", 0)
+			_, ws, _ := syntaxCheck(small, "user_script", 0)
+			_, wl, _ := syntaxCheck(large, "user_script", 0)
 			perSmall := float64(ws) / float64(len(small))
 			perLarge := float64(wl) / float64(len(large))
 			if perLarge > 1.5*perSmall+1 {
@@ -183,7 +183,7 @@ func FuzzLuaSyntax(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		defer fuzzwatch.Start(src)()
-		msg, work := syntaxCheck(src, "user_script", 0)
+		msg, work, _ := syntaxCheck(src, "user_script", 0)
 		if msg != "" && !strings.HasPrefix(msg, "user_script:") {
 			t.Fatalf("%q: message %q", src, msg)
 		}
@@ -216,4 +216,26 @@ func BenchmarkCompile(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestLuaForGopher: what gopher-lua would read otherwise is rewritten to
+// the same value on the same line.
+func TestLuaForGopher(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"return 1 + 2.5e3", "return 1 + 2.5e3"},
+		{"return 0x1p4", "return (16)"},
+		{"return 0x10, 0XaB", "return (16), (171)"},
+		{"return 0010", "return (10)"},
+		{"return 1e309 - -1e400", "return (1/0) - -(1/0)"},
+		{"return 1\x00 + 1", "return (1) + 1"},
+		{"return 'a'.\x00'b'", "return 'a' .. 'b'"},
+		{"--[=x\nreturn 1", "--\nreturn 1"},
+		{"--[[ x\n]] return 1", "--[[ x\n]] return 1"},
+	}
+	for _, tt := range tests {
+		got, msg := luaForGopher(tt.src, "user_script", 0)
+		if got != tt.want || msg != "" {
+			t.Errorf("%q: got %q %q, want %q", tt.src, got, msg, tt.want)
+		}
+	}
 }
