@@ -154,6 +154,10 @@ type Options struct {
 	// starts with: its first leader loads it when the group has no data
 	// yet (docs/replication.md).
 	RaftSeedAOF string
+	// RaftSessionTimeout is how long a node may be out of the group
+	// before the session locks of the clients it forwards end (default
+	// 10 s; docs/replication.md).
+	RaftSessionTimeout time.Duration
 	// Replication is the replicated group's machinery this server joins.
 	Replication Replication
 }

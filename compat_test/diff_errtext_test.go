@@ -7,7 +7,11 @@ package compat
 // when an argument holds a NUL byte (Redis prints with %.*s and stops
 // there) or CR/LF (replaced by spaces).
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // luaErrorScripts raise an error inside a script; the reply is the error
 // text with its location part.
@@ -135,10 +139,243 @@ var luaErrorScripts = []string{
 	"return loadstring('\\27LuaQ')",
 }
 
+// luaSyntaxScripts do not compile; Lua 5.1's parser (luasvc/syntax.go)
+// names the first error, its line and the token near it. Each is sent as
+// EVAL, SCRIPT LOAD and FUNCTION LOAD.
+var luaSyntaxScripts = []string{
+	// Lexer errors.
+	"x = 'abc",
+	"x = 'abc\ny'",
+	"x = \"a\\tb\ny\"",
+	"x = 'a\\400'",
+	"x = 'a\\",
+	"x = 'abc\\\n",
+	"x = [[abc",
+	"return [[\nabc]] .. [[\n",
+	"--[[ abc",
+	"x = [==x",
+	"x = [=[ a ]] ",
+	"x = 1.2.3",
+	"x = 0x",
+	"x = 1e",
+	"return .5e+",
+	"x = 0x1p-4",
+	"return 3..2",
+	"x = 1\x00 y",
+	"return 1\x00 garbage",
+	"x = 1 'a\x00b'",
+	"x = \x80",
+	"x = @",
+	"return \x01",
+	"x = \x00",
+	// Parser errors.
+	"x = = 1",
+	"for i=1 do end",
+	"goto continue",
+	"::a::",
+	"f\n(1)",
+	"function f() return ... end",
+	"break",
+	"if x then break end",
+	"while true do break; x = 1 end",
+	"if x then\n\nelse",
+	"local function f(a, 1) end",
+	"for i in x",
+	"for i x",
+	"(a) = 1",
+	"a, f() = 1",
+	"x = ~1",
+	"x = a // b",
+	"x = 1 & 2",
+	"local x <const> = 1",
+	"return 1 +",
+	"x = }",
+	"local t = {1, 2",
+	"local t = {1,\n2\n",
+	"f(1,\n2",
+	"x = (1",
+	"x = a[1",
+	"a.b:c = 1",
+	"x = a:b",
+	"local 1 = 2",
+	"function 1() end",
+	"function t:m.x() end",
+	"return 1 x = 2",
+	"do return 1 print(2) end",
+	"repeat x = 1",
+	"repeat\n x = 1\n\n",
+	"while x do\nend end",
+	"if x then else elseif y then end",
+	"local function f() \n\n",
+	"x = function(a,) end",
+	"x = function(..., a) end",
+	"x",
+	"x.y",
+	"x = 1,,",
+	"return return",
+	"x = not",
+	"local a = {f = }",
+	"t = {[1] 2}",
+	"if x y",
+	"for k, v in pairs(t) do\n x = 1\n",
+	"x = 'a' .. ",
+	"return f{",
+	"\r\nx = = 1",
+	"\n\rx = = 1",
+	"\r\rx = = 1",
+	"x = \"a\\0b\" y",
+	"local t = {a b}",
+	"return 08 09",
+	"local s = [[\n\n]] x",
+	// Limits.
+	"local " + luaNames("v", 201),
+	"local function f()\n" + "local " + luaNames("v", 200) + "\nend",
+	"local " + luaNames("u", 61) + "\nlocal function f() return " + luaNames("u", 61) + " end",
+	"return " + strings.Repeat("(", 199) + "1" + strings.Repeat(")", 199),
+	"x = " + strings.Repeat("{", 200) + strings.Repeat("}", 200),
+	"local a\n" + strings.Repeat("a,", 199) + "a = 1",
+	strings.Repeat("do ", 200) + strings.Repeat(" end", 200),
+	// Registers: a function may use 250.
+	"return 1" + strings.Repeat(",1", 249),
+	"f(1" + strings.Repeat(",1", 248) + ")",
+	"local " + luaNames("v", 198) + "\nreturn o:m(" + luaNames("", 50) + ")",
+	"local " + luaNames("v", 199) + "\nlocal t = {" + strings.Repeat("1,", 51) + "}",
+	"local " + luaNames("v", 190) + "\nfor k in f, s, c, " + strings.Repeat("x,", 59) + "x do end",
+	"local " + luaNames("v", 150) + "\nlocal a, b = " + strings.Repeat("f(), ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("x and f(), ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("t.a.b, ", 99) + "1",
+	"local " + luaNames("v", 150) + "\nreturn " + strings.Repeat("o:m(1), ", 99) + "1",
+	"local " + luaNames("v", 190) + "\nreturn " + strings.Repeat("x .. ", 59) + "x",
+	"local " + luaNames("v", 190) + "\nf(" + strings.Repeat("not x, ", 58) + "#t, -y, t[k], ...)",
+	"local " + luaNames("v", 190) + "\nt.x, t[k], y = " + strings.Repeat("1 + x, ", 58) + "{}",
+}
+
+// luaNames is "p0,p1,...": n variable names.
+func luaNames(p string, n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = p + strconv.Itoa(i)
+	}
+	return strings.Join(names, ",")
+}
+
+// luaSyntaxSteps sends every script that does not compile as EVAL,
+// SCRIPT LOAD and FUNCTION LOAD, and through loadstring (another chunk
+// name, and one C call deeper, so the nesting limit is one less).
+func luaSyntaxSteps() []diffStep {
+	var out []diffStep
+	for i, s := range luaSyntaxScripts {
+		out = append(out,
+			args("EVAL", s, "0"),
+			args("SCRIPT", "LOAD", s),
+			args("FUNCTION", "LOAD", "#!lua name=syn"+strconv.Itoa(i)+"\n"+s),
+		)
+	}
+	for _, s := range []string{
+		"x = = 1",
+		"if x then\n\nelse",
+		"return " + strings.Repeat("(", 198) + "1" + strings.Repeat(")", 198),
+		"return " + strings.Repeat("(", 197) + "1" + strings.Repeat(")", 197),
+	} {
+		out = append(out,
+			evalStep("local f, e = loadstring(ARGV[1]); return e", nil, s),
+			evalStep("local f, e = loadstring(ARGV[1], '=mine'); return e", nil, s),
+			evalStep("local ok, f, e = pcall(loadstring, ARGV[1]); return e", nil, s),
+		)
+	}
+	return out
+}
+
+// luaCaughtErrorScripts catch a runtime error with pcall, xpcall, a
+// coroutine or a library callback and return its message, which names
+// the variable as Lua 5.1 does, like an uncaught error.
+var luaCaughtErrorScripts = []string{
+	// A closure made by a function an error ended keeps its upvalue.
+	"local f; pcall(function() local x = 1; f = function() return x end; error('e') end); pcall(function() local y, z = 99, 98; return y end); return f()",
+	"local f; xpcall(function() local x = 2; f = function() return x end; local n; return n.x end, function(m) return m end); xpcall(function() local y, z = 99, 98; return y end, print); return f()",
+	"local f; local ok, e = pcall(function() local x = 3; f = function() x = x + 1; return x end; f(); error('e') end); return {f(), f(), e}",
+	"return {pcall(function() local x; return x.y end)}",
+	"local ok, e = pcall(function() local x; return x.y end) return e",
+	"local ok, e = pcall(function() return nosuch.y end) return e",
+	"local ok, e = pcall(function() local t = {} return t.a.b end) return e",
+	"local ok, e = pcall(function() local f = 1; f() end) return e",
+	"local ok, e = pcall(function() local a; return a + 1 end) return e",
+	"local ok, e = pcall(function() local a = {}; return 'x' .. a end) return e",
+	"local ok, e = pcall(function() local a; return #a end) return e",
+	"local ok, e = pcall(function(x) return x.y end) return e",
+	"local ok, e = pcall(function(x) return x.y end, 5) return e",
+	"local ok, e = xpcall(function() local x; return x.y end, function(m) return 'H:' .. m end) return e",
+	"local ok, e = pcall(error) return e",
+	"local ok, e = pcall(function() error('boom') end) return e",
+	"local ok, e = pcall(function() local s = 'x'; s:nosuch() end) return e",
+	"local ok, e = pcall(function() local u; local function g() return u.x end; return g() end) return e",
+	"local ok, e = pcall(function() return redis.nosuch() end) return e",
+	"local ok, e = pcall(function() local t = setmetatable({}, {__index = function(t, k) local z; return z.q end}); return t.x end) return e",
+	"local ok, e = pcall(function() return pcall(function() local q; return q.w end) end) return e",
+	"return {pcall(function() return pcall(function() local q; return q.w end) end)}",
+	"local ok, e = pcall(function() return nosuch + 1 end) return e",
+	"local ok, e = pcall(function() local a = 5; a.b = 1 end) return e",
+	"local t = {}; local ok, e = pcall(table.sort, {3,2,1}, function(a, b) local z; return z.x end); return e",
+	"local s, e = pcall(string.gsub, 'abc', 'b', function(c) local z; return z.x end); return e",
+}
+
+// luaArgErrorScripts misuse library functions; Lua 5.1 names the function
+// as its caller called it (a local's name, a field, a method, whose self
+// is then not counted), and '?' when pcall called it.
+var luaArgErrorScripts = []string{
+	"local s = {rep = string.rep}; return s:rep(2)",
+	"local s = {rep = string.rep}; return s:rep()",
+	"local r = string.rep; local function g() return r() end; return g()",
+	"local function g() return string.rep() end; return g()",
+	"g = string.rep; return g()",
+	"return string.rep(nil, 1)",
+	"return (string.rep or 1)()",
+	"local t = {string.rep}; return t[1]()",
+	"return table.sort({3, 1, 2}, 5)",
+	"return table.insert()",
+	"return setmetatable({}, 5)",
+	"return ('x'):format()",
+	"local ok, e = pcall(function() return ('x'):rep({}) end); return e",
+	"return coroutine.resume(5)",
+	"return bit.band({})",
+	"return struct.unpack()",
+	"return cjson.decode()",
+	"return string.char(-1)",
+	"return math.max()",
+	"return tonumber('10', 99)",
+	"return unpack(5)",
+	"return select('x')",
+	"return ('x'):rep('a')",
+	"local s = 'x'; return s:rep('a')",
+	"local r = string.rep; return r()",
+	"return string.rep()",
+	"local ok, e = pcall(string.rep) return e",
+	"local t = {f = string.rep}; return t.f()",
+	"return ('x'):sub({})",
+	"return tostring()",
+	"local ts = tostring; return ts()",
+	"return ('%d'):format('x')",
+	"return string.format('%d', 'x')",
+	"return select(2, pcall(('x').rep, 'x', 'y'))",
+	"local ok, e = pcall(tonumber) return e",
+	"return (string.rep)()",
+	"return table.concat({}, 1)",
+	"local t = {} return t:concat()",
+	"return math.floor()",
+	"return redis.sha1hex()",
+	"return cjson.encode()",
+}
+
 func TestDiffErrorTexts(t *testing.T) {
 	var lua []diffStep
 	lua = append(lua, args("SET", "s", "str"))
 	for _, s := range luaErrorScripts {
+		lua = append(lua, evalStep(s, nil))
+	}
+	for _, s := range luaArgErrorScripts {
+		lua = append(lua, evalStep(s, nil))
+	}
+	for _, s := range luaCaughtErrorScripts {
 		lua = append(lua, evalStep(s, nil))
 	}
 	lua = append(lua,
@@ -147,6 +384,25 @@ func TestDiffErrorTexts(t *testing.T) {
 	)
 	runDiffCases(t, []diffCase{
 		{name: "lua-errors", needs: []string{"eval"}, steps: lua},
+		{name: "lua-syntax-errors", needs: []string{"eval", "function"}, steps: luaSyntaxSteps()},
+		{name: "lua-numerals", needs: []string{"eval"}, steps: []diffStep{
+			// Numbers as Lua 5.1 (glibc strtod) reads them, which
+			// gopher-lua reads otherwise or refuses.
+			evalStep("return 0x1p4", nil),
+			evalStep("return 0xfp1 + 0x0p0 + 0XAP2", nil),
+			evalStep("return 0010 + 007", nil),
+			evalStep("return 00.5 * 4", nil),
+			evalStep("return tostring(1e309) .. ' ' .. tostring(-1e309) .. ' ' .. tostring(1e308 * 10)", nil),
+			evalStep("return tostring(0x1p1000 * 0x1p1000)", nil),
+			evalStep("return tostring(1e-400)", nil),
+			evalStep("return 1\x00 + 1", nil),
+			evalStep("return 'a'.\x00'b'", nil),
+			evalStep("local function f(...) return select('#', .\x00.) end return f(1, 2)", nil),
+			evalStep("return {0x10, 0xff, 1e2, .5e1, 5., 08}", nil),
+			// "--[=" without a second '[' starts a short comment.
+			evalStep("return 1 --[= not long", nil),
+			evalStep("--[==x\nreturn 2", nil),
+		}},
 		{name: "binary-chunks", needs: []string{"eval"}, steps: []diffStep{
 			args("SCRIPT", "LOAD", "\x1bLua"),
 			args("SCRIPT", "LOAD", "\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"),

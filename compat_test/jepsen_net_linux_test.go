@@ -87,8 +87,18 @@ func (p *partitioner) cut(pairs [][2]int) error {
 			for i, port := range p.ports[to] {
 				ports[i] = fmt.Sprint(port)
 			}
+			fromPorts := make([]string, len(p.ports[from]))
+			for i, port := range p.ports[from] {
+				fromPorts[i] = fmt.Sprint(port)
+			}
 			fmt.Fprintf(&b, "add rule inet %s out meta skuid %d tcp dport { %s } drop\n", p.table, p.uids[from], strings.Join(ports, ", "))
 			fmt.Fprintf(&b, "add rule inet %s out meta skuid %d ct mark %d drop\n", p.table, p.uids[from], p.uids[to])
+			// The same by the connection's mark alone: a socket its
+			// process closed sends its FIN (and retransmissions) with no
+			// owner, which meta skuid does not match; across a real cut
+			// that FIN never arrives either.
+			fmt.Fprintf(&b, "add rule inet %s out ct mark %d tcp dport { %s } drop\n", p.table, p.uids[from], strings.Join(ports, ", "))
+			fmt.Fprintf(&b, "add rule inet %s out ct mark %d tcp sport { %s } drop\n", p.table, p.uids[to], strings.Join(fromPorts, ", "))
 		}
 	}
 	return nft(b.String())

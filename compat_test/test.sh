@@ -184,7 +184,7 @@ fi
 if [ "$fuzztime" != 0 ]; then
 	for target in ./resp:FuzzGuard ./resp:FuzzServer ./engine:FuzzGlob ./keyspace:FuzzValueEncoding \
 		./engine:FuzzCollectionEncoding ./engine:FuzzCorruptStoredValue ./engine:FuzzRestorePayload ./keyspace:FuzzChangeBatchUnmarshal \
-		./keyspace:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply .:FuzzDispatch; do
+		./keyspace:FuzzRestoreSnapshot ./luasvc:FuzzLuaReply ./luasvc:FuzzLuaSyntax .:FuzzDispatch; do
 		pkg=${target%%:*} name=${target#*:}
 		echo "+ go test -run '^\$' -fuzz '^$name\$' -fuzztime $fuzztime -fuzzminimizetime 100x $pkg"
 		fuzzlog=$(mktemp)

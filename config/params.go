@@ -252,6 +252,8 @@ var Params = []Param{
 		Usage: "the master's name Sentinel clients ask for (SENTINEL GET-MASTER-ADDR-BY-NAME)"},
 	{Name: "raft-seed-aof", Kind: String, Hidden: true, Mode: Start, By: ByBinary, Immutable: true, Own: true,
 		Usage: "a standalone node's append-only file the new group starts with: its first leader loads it when the group has no data yet"},
+	{Name: "raft-session-timeout", Kind: Duration, Hidden: true, Default: "10s", Mode: Start, By: ByBinary, Immutable: true, Own: true,
+		Usage: "how long a node may be out of the group before the session locks of the clients it forwards end (after their lock-delay); at least twice the heartbeat timeout"},
 
 	// Cluster (cmd_cluster.go): one node that owns every slot, with no
 	// bus, file, peers or failures; its tuning is kept.

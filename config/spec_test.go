@@ -207,3 +207,36 @@ func TestParseMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestRaftSessionTimeout: the session timeout of a replicated group's
+// node (docs/replication.md) is a positive Go duration, 10 s unless set,
+// fixed once started and answered by CONFIG GET only by its exact name.
+func TestRaftSessionTimeout(t *testing.T) {
+	p, ok := Lookup("raft-session-timeout")
+	if !ok {
+		t.Fatal("no raft-session-timeout")
+	}
+	if p.Kind != Duration || p.Default != "10s" || p.Mode != Start || !p.Immutable || !p.Hidden || !p.Own {
+		t.Errorf("raft-session-timeout: %+v", *p)
+	}
+	for _, tc := range []struct{ value, norm, why string }{
+		{"10s", "10s", ""},
+		{"1500ms", "1.5s", ""},
+		{"2m", "2m0s", ""},
+		{"0s", "", "argument must be a positive duration such as 30s or 5m"},
+		{"-1s", "", "argument must be a positive duration such as 30s or 5m"},
+		{"10", "", "argument must be a positive duration such as 30s or 5m"},
+	} {
+		norm, why := p.Normalize(tc.value)
+		if norm != tc.norm || why != tc.why {
+			t.Errorf("%q: %q %q, want %q %q", tc.value, norm, why, tc.norm, tc.why)
+		}
+	}
+	s := NewSettings()
+	if got := s.Value("raft-session-timeout"); got != "10s" {
+		t.Errorf("default: %q", got)
+	}
+	if err := s.Set("raft-session-timeout", []string{"3s"}); err != nil || s.Value("raft-session-timeout") != "3s" {
+		t.Errorf("set 3s: %q %v", s.Value("raft-session-timeout"), err)
+	}
+}

@@ -22,7 +22,19 @@ func raise(L *lua.LState, format string, args ...any) {
 	L.Error(lua.LString(where(L, 1)+msg), 0)
 }
 
+// argError is luaL_argerror: the function is named as its caller called
+// it (getfuncname: "r" for local r = string.rep; r(), "?" when pcall or
+// another Go function called it), and a method call does not count self.
+// fname is the name for a caller that cannot be inspected.
 func argError(L *lua.LState, n int, fname, msg string) {
+	if kind, name, known := calledAs(L); known {
+		fname = name
+		if kind == "method" {
+			if n--; n == 0 {
+				raise(L, "calling '%s' on bad self (%s)", fname, msg)
+			}
+		}
+	}
 	raise(L, "bad argument #%d to '%s' (%s)", n, fname, msg)
 }
 

@@ -327,7 +327,7 @@ func (v *vm) basePcall(L *lua.LState) int {
 		return 2
 	}
 	v.enter(L)
-	err := L.PCall(L.GetTop()-1, lua.MultRet, nil)
+	err := L.PCall(L.GetTop()-1, lua.MultRet, v.pcallFunc)
 	v.leave()
 	if err != nil {
 		L.Push(lua.LFalse)
@@ -352,8 +352,22 @@ func (v *vm) baseXPcall(L *lua.LState) int {
 	}
 	L.SetTop(0)
 	L.Push(f)
+	// The handler sees the message a caught error carries: in Lua's
+	// words, naming the variable.
+	named := L.NewFunction(func(L *lua.LState) int {
+		obj := namedError(L, L.Get(1))
+		if s, ok := obj.(lua.LString); ok {
+			obj = lua.LString(luaMessage(string(s)))
+		}
+		L.SetTop(0)
+		L.Push(handler)
+		L.Push(obj)
+		L.Call(1, 1)
+		closeUpvalues(L, v.upvalCloser)
+		return 1
+	})
 	v.enter(L)
-	err := L.PCall(0, lua.MultRet, handler)
+	err := L.PCall(0, lua.MultRet, named)
 	v.leave()
 	if err != nil {
 		L.Push(lua.LFalse)
@@ -438,7 +452,7 @@ func (v *vm) baseLoad(L *lua.LState) int {
 // are parsed as text, which fails, as in Redis).
 func (v *vm) loadChunk(L *lua.LState, src, name string) int {
 	chunk := chunkID(name)
-	proto, err := compile(src, chunk)
+	proto, err := compile(src, name, v.ccalls)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))

@@ -14,21 +14,35 @@ import (
 // "on @user_script:3.".
 const scriptChunk = "user_script"
 
-// compile parses and compiles Lua source. chunk is the name shown in
-// messages ("user_script", `[string "..."]`). Errors read like Lua 5.1's
-// ("user_script:1: unexpected symbol near '<eof>'") as far as gopher-lua's
-// parser tells what went wrong.
-func compile(src, chunk string) (*lua.FunctionProto, error) {
+// compile parses and compiles Lua source. source is Lua's name for the
+// chunk ("@user_script", "=name", or the text itself for loadstring),
+// shown in messages as chunkID makes it; ccalls is Lua's C-call
+// depth at the load (0 for a script Redis loads, the VM's depth for
+// loadstring), on which the parser's nesting limit depends. Whether the
+// source compiles, and the error if not, is Lua 5.1's
+// ("user_script:1: '=' expected near 'x'"): luaSyntaxCheck decides, and
+// gopher-lua compiles what it accepted.
+func compile(src, source string, ccalls int) (*lua.FunctionProto, error) {
+	// Compile errors come from the lexer, which shortens the name to 80
+	// bytes; runtime messages use 60 (LUA_IDSIZE).
+	chunk := chunkIDSize(source, 80)
 	// Redis's Lua refuses binary chunks: its lexer meets the ESC byte of
 	// the signature as the first token.
 	if strings.HasPrefix(src, "\x1b") {
 		return nil, errors.New(chunk + ":1: unexpected symbol near 'char(27)'")
 	}
-	stmts, err := parse.Parse(strings.NewReader(src), chunk)
+	gsrc, msg := luaForGopher(src, chunk, ccalls)
+	if msg != "" {
+		return nil, errors.New(msg)
+	}
+	stmts, err := parse.Parse(strings.NewReader(gsrc), chunkID(source))
 	if err != nil {
+		// Lua 5.1 accepts it but gopher-lua does not (it reads numbers
+		// and escapes differently): its own message, in Lua's words
+		// where they exist.
 		return nil, syntaxError(err, src, chunk)
 	}
-	proto, err := lua.Compile(stmts, chunk)
+	proto, err := lua.Compile(stmts, chunkID(source))
 	if err != nil {
 		var ce *lua.CompileError
 		if errors.As(err, &ce) {
@@ -92,26 +106,29 @@ func syntaxError(err error, src, chunk string) error {
 	return errors.New(chunk + ":" + strconv.Itoa(line) + ": " + msg + " near '" + near + "'")
 }
 
-// chunkID is Lua 5.1's luaO_chunkid: how a chunk name appears in
-// messages. "=name" shows as name, "@file" as file, anything else is
-// source text shown as [string "first line..."].
-func chunkID(source string) string {
-	const idSize = 60
+// chunkID is Lua 5.1's luaO_chunkid with LUA_IDSIZE: how a chunk name
+// appears in runtime messages. "=name" shows as name, "@file" as file,
+// anything else is source text shown as [string "first line..."].
+func chunkID(source string) string { return chunkIDSize(source, 60) }
+
+// chunkIDSize is luaO_chunkid for an output buffer of size bytes (the
+// lexer's messages use 80, MAXSRC). The name is a C string.
+func chunkIDSize(source string, size int) string {
+	source = cString(source)
 	if rest, ok := strings.CutPrefix(source, "="); ok {
-		if len(rest) > idSize-1 {
-			rest = rest[:idSize-1]
+		if len(rest) > size-1 {
+			rest = rest[:size-1]
 		}
 		return rest
 	}
 	if rest, ok := strings.CutPrefix(source, "@"); ok {
-		room := idSize - len(" '...' ") - 1
+		room := size - len(" '...' ") - 1
 		if len(rest) > room {
 			return "..." + rest[len(rest)-room:]
 		}
 		return rest
 	}
-	source = cString(source)
-	room := idSize - len(` [string "..."] `) - 1
+	room := size - len(` [string "..."] `) - 1
 	n := strings.IndexAny(source, "\r\n")
 	if n < 0 {
 		n = len(source)

@@ -482,7 +482,7 @@ func (v *vm) createLibrary(code string, replace bool, set *libSet) (*library, er
 // runLibrary compiles body and runs it with the library API as its
 // globals, collecting what it registers into lib.
 func (v *vm) runLibrary(lib *library, body string) error {
-	proto, err := compile(body, functionChunk)
+	proto, err := compile(body, "@"+functionChunk, 0)
 	if err != nil {
 		return errors.New("Error compiling function: " + err.Error())
 	}

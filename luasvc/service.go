@@ -583,7 +583,7 @@ func compileScript(sha, body string) (*script, error) {
 	if err != nil {
 		return nil, err
 	}
-	proto, err := compile(body[skip:], scriptChunk)
+	proto, err := compile(body[skip:], "@"+scriptChunk, 0)
 	if err != nil {
 		return nil, errors.New("ERR Error compiling script (new function): " + err.Error())
 	}

@@ -16,6 +16,73 @@ import (
 // from the instruction that failed. gopher-lua keeps the frame's program
 // counter and registers unexported; they are read with reflect.
 
+// namedError is the error value obj with Lua 5.1's words for a type
+// error raised by the Lua function at the top of L's stack ("attempt to
+// index local 'x' (a nil value)"). It runs in an error handler, called
+// where the error was raised, before the stack unwinds: the top-level
+// handler, and pcall's and xpcall's, so that a script that catches the
+// error reads the same message as a caller that does not.
+func namedError(L *lua.LState, obj lua.LValue) lua.LValue {
+	msg, ok := obj.(lua.LString)
+	if !ok {
+		return obj
+	}
+	if dbg, ok := L.GetStack(1); ok {
+		if f, ok := frameOf(L, dbg); ok {
+			if text := f.typeErrorText(string(msg)); text != "" {
+				pos, _ := splitPosition(string(msg))
+				return lua.LString(pos + text)
+			}
+		}
+	}
+	return obj
+}
+
+// closeUpvalues closes the upvalues the unwinding frames left open, as
+// gopher-lua does when an error is raised under a pcall without a
+// handler (raiseError); with a handler it leaves them open for it. So
+// that pcall and xpcall, which now pass a handler (for the names), unwind
+// exactly as before, the handler raises one more error, caught at once,
+// with the flag that suppresses the closing cleared. closer is a
+// function that raises.
+func closeUpvalues(L *lua.LState, closer *lua.LFunction) {
+	flag := readable(reflect.ValueOf(L).Elem().FieldByName("hasErrorFunc"))
+	saved := flag.Bool()
+	flag.SetBool(false)
+	L.Push(closer)
+	_ = L.PCall(0, 0, nil)
+	flag.SetBool(saved)
+}
+
+// calledAs is getfuncname for the running Go function: how the Lua code
+// that called it names it (kind "global", "local", "method", "field",
+// "upvalue"), or name "?" when its caller is not Lua code or the call
+// names nothing. known is false when the frames cannot be read.
+func calledAs(L *lua.LState) (kind, name string, known bool) {
+	self, ok := L.GetStack(0)
+	if !ok {
+		return "", "", false
+	}
+	if _, err := L.GetInfo("S", self, lua.LNil); err != nil || self.What != "G" {
+		return "", "", false
+	}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return "", "?", true
+	}
+	f, ok := frameOf(L, dbg)
+	if !ok {
+		return "", "?", true // a Go caller (pcall, sort...)
+	}
+	switch i := f.proto.Code[f.pc]; opCode(i) {
+	case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+		if kind, name := f.objName(argA(i), f.pc); kind != "" {
+			return kind, name, true
+		}
+	}
+	return "", "?", true
+}
+
 // Instruction fields, as gopher-lua encodes them (opcode.go).
 func opCode(i uint32) int { return int(i >> 26) }
 func argA(i uint32) int   { return int(i>>18) & 0xff }

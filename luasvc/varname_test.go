@@ -4,8 +4,8 @@ import "testing"
 
 // TestTypeErrorNames: a type error that ends a script names the value as
 // Lua 5.1 does (getobjname), with its type; without a name (a constant, a
-// call's result) it is "a <type> value". Caught by pcall the message has
-// no name (gopher-lua unwinds before a handler could look).
+// call's result) it is "a <type> value". Caught by pcall or xpcall the
+// message is the same (their handlers look before the stack unwinds).
 func TestTypeErrorNames(t *testing.T) {
 	ts := newTestService(t)
 	e := func(script, msg string) scriptCase {
@@ -28,6 +28,12 @@ func TestTypeErrorNames(t *testing.T) {
 		e(`for i = 1, 2 do local t; t.x = i end`, `attempt to index local 't' (a nil value)`),
 		e(`return tostring(nil).x.y`, `attempt to index field 'x' (a nil value)`),
 		e(`return (nil)()`, `attempt to call a nil value`),
-		{`local ok, e = pcall(function() local t; return t.x end); return e`, `"user_script:1: attempt to index a nil value"`},
+		{`local ok, e = pcall(function() local t; return t.x end); return e`, `"user_script:1: attempt to index local 't' (a nil value)"`},
+		{`local ok, e = xpcall(function() local t; return t.x end, function(m) return 'H ' .. m end); return e`,
+			`"H user_script:1: attempt to index local 't' (a nil value)"`},
+		{`local ok, e = pcall(table.sort, {2, 1}, function(a, b) local z; return z < a end); return e`,
+			`"user_script:1: attempt to compare nil with number"`},
+		// A closure made by the function the error ended keeps its value.
+		{`local f; pcall(function() local x = 1; f = function() return x end; error('e') end); pcall(function() local y = 99; return y end); local r = f(); return r`, `(integer) 1`},
 	})
 }

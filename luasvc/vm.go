@@ -40,6 +40,8 @@ type vm struct {
 	gMetaView   *lua.LTable                 // what getmetatable(_G) shows
 	deny        *lua.LFunction              // __newindex of read-only views
 	errFunc     *lua.LFunction              // the top-level error handler
+	pcallFunc   *lua.LFunction              // pcall's error handler: names the variable
+	upvalCloser *lua.LFunction              // raises, to close upvalues (closeUpvalues)
 	null        *lua.LUserData              // cjson.null
 	keys        argTable                    // KEYS
 	argv        argTable                    // ARGV
@@ -144,6 +146,15 @@ func (v *vm) build() {
 		return 0
 	})
 	v.errFunc = L.NewFunction(v.errHandler)
+	v.pcallFunc = L.NewFunction(func(L *lua.LState) int {
+		L.Push(namedError(L, L.Get(1)))
+		closeUpvalues(L, v.upvalCloser)
+		return 1
+	})
+	v.upvalCloser = L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("")
+		return 0
+	})
 	v.null = L.NewUserData()
 	v.keys = argTable{name: "KEYS"}
 	v.argv = argTable{name: "ARGV"}
@@ -427,17 +438,7 @@ func (a *argTable) clear(L *lua.LState, g *lua.LTable) {
 // unwinds, and records the position Redis reports: the function that
 // raised it, or its caller when that is a Go function (redis.call, error).
 func (v *vm) errHandler(L *lua.LState) int {
-	obj := L.Get(1)
-	if msg, ok := obj.(lua.LString); ok {
-		if dbg, ok := L.GetStack(1); ok {
-			if f, ok := frameOf(L, dbg); ok {
-				if text := f.typeErrorText(string(msg)); text != "" {
-					pos, _ := splitPosition(string(msg))
-					obj = lua.LString(pos + text)
-				}
-			}
-		}
-	}
+	obj := namedError(L, L.Get(1))
 	for level := 1; level <= 2; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {

@@ -16,7 +16,9 @@ import (
 
 // Group is a replicated group running inside a test process. Its nodes
 // talk Raft over hashicorp's in-memory transport, which Partition and
-// Pause cut; clients reach them over TCP on loopback as usual.
+// Pause cut; clients reach them over TCP on loopback as usual. A node's
+// own connections to another's client port (forwarding, reports) go
+// through a link that the same cuts stall (link.go).
 type Group struct {
 	t TB
 
@@ -24,6 +26,9 @@ type Group struct {
 	members []*Member
 	// cut[a][b]: a cannot reach b (Raft traffic and client forwarding).
 	cut map[string]map[string]bool
+	// changed is signalled whenever a cut, a pause or closed changes.
+	changed *sync.Cond
+	closed  bool
 }
 
 // Member is one node of a Group.
@@ -55,6 +60,8 @@ type Options struct {
 	Server lockredis.Options
 	// Timeouts, when set, replace the LAN defaults (see replication).
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout time.Duration
+	// SessionTimeout, when set, replaces the default raft-session-timeout.
+	SessionTimeout time.Duration
 	// Log compaction, when set, replaces the defaults (see replication).
 	SnapshotThreshold, TrailingLogs uint64
 	SnapshotInterval                time.Duration
@@ -68,6 +75,7 @@ func Run(t TB, n int) *Group { return RunWith(t, n, Options{}) }
 func RunWith(t TB, n int, o Options) *Group {
 	t.Helper()
 	g := &Group{t: t, cut: map[string]map[string]bool{}}
+	g.changed = sync.NewCond(&g.mu)
 	var peers []string
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
@@ -107,6 +115,7 @@ func (m *Member) start(peers string, o Options) error {
 	}
 	cfg := replication.Config{
 		HeartbeatTimeout: o.HeartbeatTimeout, ElectionTimeout: o.ElectionTimeout, LeaderLeaseTimeout: o.LeaderLeaseTimeout,
+		SessionTimeout:    o.SessionTimeout,
 		SnapshotThreshold: o.SnapshotThreshold, TrailingLogs: o.TrailingLogs, SnapshotInterval: o.SnapshotInterval,
 		Transport: func() (raft.Transport, error) {
 			_, t := raft.NewInmemTransport(raft.ServerAddress(raftAddr(m.ID)))
@@ -139,6 +148,7 @@ func (m *Member) start(peers string, o Options) error {
 func (g *Group) connect() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer g.changed.Broadcast() // the links' waits (link.go)
 	for _, a := range g.members {
 		for _, b := range g.members {
 			if a == b || a.trans == nil || b.trans == nil {
@@ -154,17 +164,25 @@ func (g *Group) connect() {
 }
 
 // dial is a node's connection to another's client port, refused across a
-// partition.
+// partition, and stalled by one that comes later (link.go).
 func (g *Group) dial(from *Member, addr string) (net.Conn, error) {
 	g.mu.Lock()
+	var to *Member
 	for _, m := range g.members {
-		if m.addr == addr && (g.cut[from.ID][m.ID] || m.down || m.paused || from.paused) {
-			g.mu.Unlock()
-			return nil, errors.New("raftgroup: partitioned")
+		if m.addr == addr {
+			to = m
+			if g.cut[from.ID][m.ID] || m.down || m.paused || from.paused {
+				g.mu.Unlock()
+				return nil, errors.New("raftgroup: partitioned")
+			}
 		}
 	}
 	g.mu.Unlock()
-	return net.DialTimeout("tcp", addr, 2*time.Second)
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil || to == nil {
+		return conn, err
+	}
+	return g.link(conn, from, to), nil
 }
 
 // Members lists the nodes, in id order.
@@ -304,9 +322,10 @@ func (g *Group) Heal() {
 }
 
 // Pause cuts a node off from the others as a stopped process would be
-// (SIGSTOP): it sends and receives no Raft traffic until Resume. Unlike a
-// stopped process its clients still reach it (a leader that lost its
-// majority refuses their writes).
+// (SIGSTOP): it sends and receives no Raft traffic, and its connections
+// to the others' client ports and theirs to it stall, until Resume.
+// Unlike a stopped process its clients still reach it (a leader that
+// lost its majority refuses their writes).
 func (g *Group) Pause(m *Member) {
 	g.mu.Lock()
 	m.paused = true
@@ -324,6 +343,10 @@ func (g *Group) Resume(m *Member) {
 
 // Close stops every node.
 func (g *Group) Close() {
+	g.mu.Lock()
+	g.closed = true
+	g.changed.Broadcast()
+	g.mu.Unlock()
 	for _, m := range g.Members() {
 		if srv := m.Server(); srv != nil {
 			srv.Close()

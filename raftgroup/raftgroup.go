@@ -51,6 +51,9 @@ func newNode(opts lockredis.Options, cfg replication.Config) (*replication.Node,
 	cfg.ID, cfg.Bind, cfg.Peers, cfg.Dir, cfg.GroupName = opts.RaftID, opts.RaftBind, opts.RaftPeers, opts.RaftDir, opts.RaftGroupName
 	cfg.Password = password
 	cfg.SeedAOF = opts.RaftSeedAOF
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = opts.RaftSessionTimeout
+	}
 	cfg.Logf = opts.Logf
 	return replication.New(cfg)
 }

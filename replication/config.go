@@ -45,6 +45,12 @@ type Config struct {
 	HeartbeatTimeout   time.Duration
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
+	// SessionTimeout is how long a node may be out of the group before
+	// the session locks of the clients it forwards end (session.go):
+	// the leader closes their connections once it has not heard from the
+	// node for that long, and the node closes them on its side once it
+	// has not heard from the leader for half of it.
+	SessionTimeout time.Duration
 	// SnapshotThreshold is how many entries the log grows by before a
 	// snapshot lets it be compacted; TrailingLogs how many stay after.
 	SnapshotThreshold uint64
@@ -68,10 +74,13 @@ const (
 	DefaultHeartbeatTimeout   = 400 * time.Millisecond
 	DefaultElectionTimeout    = 400 * time.Millisecond
 	DefaultLeaderLeaseTimeout = 200 * time.Millisecond
-	DefaultSnapshotThreshold  = 8192
-	DefaultTrailingLogs       = 4096
-	DefaultSnapshotInterval   = 10 * time.Second
-	DefaultGroupName          = "mymaster"
+	DefaultSessionTimeout     = 10 * time.Second
+	// maxTransportTimeout bounds one Raft RPC's I/O on the TCP transport.
+	maxTransportTimeout      = 10 * time.Second
+	DefaultSnapshotThreshold = 8192
+	DefaultTrailingLogs      = 4096
+	DefaultSnapshotInterval  = 10 * time.Second
+	DefaultGroupName         = "mymaster"
 )
 
 // Peer is one member of the group's first configuration.
@@ -144,6 +153,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.LeaderLeaseTimeout == 0 {
 		c.LeaderLeaseTimeout = DefaultLeaderLeaseTimeout
 	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = DefaultSessionTimeout
+	}
+	// A follower notices a lost leader only after 1-2 heartbeat
+	// timeouts; a session timeout below that would end the sessions of
+	// a node that was never out.
+	if c.SessionTimeout < 2*c.HeartbeatTimeout {
+		return c, fmt.Errorf("raft-session-timeout %v is below twice the heartbeat timeout (%v)", c.SessionTimeout, 2*c.HeartbeatTimeout)
+	}
 	if c.SnapshotThreshold == 0 {
 		c.SnapshotThreshold = DefaultSnapshotThreshold
 	}
@@ -187,4 +205,19 @@ func (c Config) raftConfig() *raft.Config {
 	rc.MaxAppendEntries = 256
 	rc.BatchApplyCh = true
 	return rc
+}
+
+// transportTimeout is the TCP transport's I/O timeout: 10 s, or the
+// session timeout when that is shorter. On a silent cut (packets
+// dropped) raft reports a follower's failed heartbeat only once an RPC
+// times out, and the leader counts the follower out from its last
+// contact (session.go): with a longer I/O timeout a shorter
+// raft-session-timeout would act as the I/O timeout. (InstallSnapshot
+// scales its deadline with the snapshot's size, so a short timeout does
+// not cut off a large snapshot.)
+func (c Config) transportTimeout() time.Duration {
+	if c.SessionTimeout > 0 && c.SessionTimeout < maxTransportTimeout {
+		return c.SessionTimeout
+	}
+	return maxTransportTimeout
 }

@@ -31,7 +31,8 @@ import (
 //
 // When the leader changes, every forwarded connection closes, as the
 // connection to a failed server would; so do the connections that used
-// state on this node while it led.
+// state on this node while it led. A leader lost without another one
+// heard of closes them only after half the session timeout (session.go).
 type router struct {
 	n *Node
 
@@ -49,7 +50,15 @@ type connState struct {
 	// local: the connection used state on this node while it led.
 	local    bool
 	readonly bool // READONLY: read-only commands served here
-	up       *upstream
+	// via is the node that forwards this connection (RAFT.VIA), on the
+	// leader: its session locks end when that node is out of the group
+	// for the session timeout (session.go).
+	via    string
+	cutOff bool // closed by the session watch already
+	// up is the forwarded connection, on a follower. Only the
+	// connection's own goroutine sets it, under the router's mu; it reads
+	// it without (no other writer), other goroutines read it under mu.
+	up *upstream
 }
 
 func newRouter(n *Node) *router {
@@ -93,6 +102,18 @@ func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 	cmd := rt.n.eng.Table.Lookup(args)
 	st.hold, st.verify = false, false
 	switch name {
+	case "raft.via":
+		// Internal: the first command of a follower's forwarded
+		// connection names the follower. Answered here, before any
+		// authentication (the client's own AUTH comes after it): it
+		// only makes this connection end sooner.
+		if len(args) == 2 {
+			rt.mu.Lock()
+			st.via = string(args[1])
+			rt.mu.Unlock()
+		}
+		c.Writer().Status("OK")
+		return true
 	case "readonly", "readwrite":
 		if !rt.n.eng.ClusterEnabled() {
 			// Outside cluster mode READONLY is ours: this connection's
@@ -137,8 +158,13 @@ func (rt *router) Route(c *resp.Conn, args [][]byte) bool {
 
 // forward sends one command to the leader and relays its reply.
 func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.Command, args [][]byte) {
-	if st.up == nil {
-		_, addr := rt.n.waitLeaderAddr()
+	up := st.up
+	if up == nil {
+		id, addr := rt.n.waitLeaderAddr()
+		// The term once the leader is known: the leader's, or a later
+		// one (then the session watch closes this connection as one of
+		// an older leadership: safe, and rare).
+		term := rt.n.term()
 		if addr == rt.n.addr {
 			// This node took over while the command waited.
 			c.Writer().Error(errLeadershipLost.Error())
@@ -148,12 +174,24 @@ func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.
 			c.Writer().Error("CLUSTERDOWN no leader is known to this node; try again")
 			return
 		}
-		up, err := dialUpstream(rt.n, addr)
+		var err error
+		up, err = dialUpstream(rt.n, addr)
 		if err != nil {
 			c.Writer().Error("CLUSTERDOWN the leader at " + addr + " cannot be reached: " + err.Error())
 			return
 		}
+		up.leaderID, up.term = id, term
+		rt.mu.Lock()
 		st.up = up
+		rt.mu.Unlock()
+		// The leader learns which node forwards this connection, so that
+		// it ends the connection if this node is cut off (session.go). A
+		// leader that does not know the command (an older version)
+		// answers an error, which changes nothing.
+		if _, err := up.roundTrip(nil, [][]byte{[]byte("RAFT.VIA"), []byte(rt.n.cfg.ID)}); err != nil {
+			c.Close()
+			return
+		}
 		// The leader must see the client's protocol, database and user:
 		// they were set here before the first forwarded command.
 		sess := c.Session()
@@ -174,15 +212,15 @@ func (rt *router) forward(c *resp.Conn, st *connState, name string, cmd *engine.
 		}
 	}
 	if streams(name, args, cmd) {
-		st.up.stream(c.Stream(), c.Close)
-		st.up.send(c, args)
+		up.stream(c.Stream(), c.Close)
+		up.send(c, args)
 		return
 	}
 	var watch *resp.Conn
 	if cmd != nil && cmd.Flags.Has(engine.FlagBlocking) {
 		watch = c
 	}
-	reply, err := st.up.roundTrip(watch, args)
+	reply, err := up.roundTrip(watch, args)
 	if err != nil {
 		// The leader went away mid-command: so does the client, which
 		// cannot know whether the command ran.
@@ -246,22 +284,64 @@ func (rt *router) Closed(c *resp.Conn) {
 	rt.mu.Lock()
 	st := rt.conns[c]
 	delete(rt.conns, c)
+	var up *upstream
+	if st != nil {
+		up = st.up
+	}
 	rt.mu.Unlock()
-	if st != nil && st.up != nil {
-		st.up.close()
+	if up != nil {
+		up.close()
 	}
 }
 
-// leaderChanged closes every forwarded connection: its upstream was the
-// old leader.
-func (rt *router) leaderChanged() {
+// closeForwarded closes the forwarded connections whose upstream drop
+// selects, and returns how many.
+func (rt *router) closeForwarded(drop func(up *upstream) bool) int {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	k := 0
 	for c, st := range rt.conns {
-		if st.up != nil {
+		if st.up != nil && drop(st.up) {
 			c.Close()
+			k++
 		}
 	}
+	return k
+}
+
+// closeVia closes, on the leader, the connections forwarded by a node
+// that drop selects, and returns how many per node.
+func (rt *router) closeVia(drop func(via string) bool) map[string]int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var out map[string]int
+	for c, st := range rt.conns {
+		if st.via != "" && !st.cutOff && drop(st.via) {
+			st.cutOff = true
+			c.Close()
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[st.via]++
+		}
+	}
+	return out
+}
+
+// vias lists the nodes this node's connections are forwarded by.
+func (rt *router) vias() map[string]bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var out map[string]bool
+	for _, st := range rt.conns {
+		if st.via != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[st.via] = true
+		}
+	}
+	return out
 }
 
 // dropLocal closes the connections that used state on this node while it
@@ -289,6 +369,10 @@ func (rt *router) closeAll() {
 
 // upstream is a follower's connection to the leader for one client.
 type upstream struct {
+	// leaderID and term: the leader it goes to, and this node's term
+	// when it was dialed.
+	leaderID  string
+	term      uint64
 	conn      net.Conn
 	br        *bufio.Reader
 	out       []byte

@@ -66,6 +66,12 @@ type Node struct {
 	// (progress.go).
 	progMu   sync.Mutex
 	progress map[string]progress
+	// leadSince is when this node last started serving as leader;
+	// unreported, the nodes it warned of since; hbFailing, the last
+	// contact of each peer whose heartbeats fail (session.go).
+	leadSince  time.Time
+	unreported map[string]bool
+	hbFailing  map[string]time.Time
 
 	// lastMaster is the leader address +switch-master last announced.
 	lastMaster string
@@ -158,14 +164,21 @@ func (n *Node) Attach(eng *engine.Engine, hub *pubsub.Hub, addr string) (resp.Ro
 		n.shutdownRaft(r)
 		return nil, err
 	}
-	n.observeCh = make(chan raft.Observation, 16)
+	// Leader changes, and on a leader its heartbeats' failures and
+	// resumptions (session.go). Not blocking raft: an observation is lost
+	// when the channel is full, so it is roomy and drained at once.
+	n.observeCh = make(chan raft.Observation, 256)
 	n.observer = raft.NewObserver(n.observeCh, false, func(o *raft.Observation) bool {
-		_, ok := o.Data.(raft.LeaderObservation)
-		return ok
+		switch o.Data.(type) {
+		case raft.LeaderObservation, raft.FailedHeartbeatObservation, raft.ResumedHeartbeatObservation:
+			return true
+		}
+		return false
 	})
 	r.RegisterObserver(n.observer)
 	n.registerCommands()
-	n.wg.Add(5)
+	n.wg.Add(6)
+	go n.watchSessions()
 	go n.runCompactor()
 	go n.watchLeadership()
 	go n.watchLeader()
@@ -196,7 +209,7 @@ func (n *Node) transport(logger hclog.Logger) (raft.Transport, error) {
 	trans, err := raft.NewTCPTransportWithConfig(n.cfg.Bind, adv, &raft.NetworkTransportConfig{
 		MaxPool:         3,
 		MaxRPCsInFlight: 1,
-		Timeout:         10 * time.Second,
+		Timeout:         n.cfg.transportTimeout(),
 		Logger:          logger,
 	})
 	if err != nil {
@@ -349,6 +362,9 @@ func (n *Node) takeOver() {
 	// are keys, engine/lock_session.go); taken before serving, so that
 	// none of a connection served from now on is among them.
 	orphans := n.eng.OrphanedSessions()
+	n.progMu.Lock()
+	n.leadSince, n.unreported = time.Now(), nil
+	n.progMu.Unlock()
 	n.leading.Store(term)
 	n.commits.kick()
 	n.cfg.Logf("notice", "Leading the group (term %d), serving clients on %s", term, n.addr)
@@ -373,6 +389,11 @@ func (n *Node) takeOver() {
 // holds changes that may never commit.
 func (n *Node) stepDown() {
 	was := n.leading.Swap(0)
+	// Heartbeat failures are a leadership's: the next one starts afresh
+	// (not at takeOver: its heartbeats may have failed already).
+	n.progMu.Lock()
+	n.hbFailing = nil
+	n.progMu.Unlock()
 	n.fsm.follow()
 	lost := n.commits.fail(errLeadershipLost, n.eng.LastChangeSeq())
 	n.router.dropLocal()
@@ -389,7 +410,8 @@ func (n *Node) stepDown() {
 }
 
 // watchLeader follows who leads (raft's observations): sentinel clients
-// get +switch-master, forwarded connections to the old leader close.
+// get +switch-master, forwarded connections to the old leader close
+// (session.go).
 func (n *Node) watchLeader() {
 	defer n.wg.Done()
 	for {
@@ -397,6 +419,9 @@ func (n *Node) watchLeader() {
 		case <-n.stop:
 			return
 		case o := <-n.observeCh:
+			if n.heartbeatObserved(o.Data) {
+				continue
+			}
 			lo, ok := o.Data.(raft.LeaderObservation)
 			if !ok {
 				continue
@@ -413,7 +438,7 @@ func (n *Node) watchLeader() {
 // leaderChanged runs when the leader this node knows of changes (id ""
 // while there is none).
 func (n *Node) leaderChanged(id string) {
-	n.router.leaderChanged()
+	n.forwardsAfterLeaderChange(id)
 	if id != "" {
 		n.sentinelSwitch(id)
 	}

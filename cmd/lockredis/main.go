@@ -166,6 +166,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		if opts.RaftDir == "" {
 			opts.RaftDir = filepath.Join(set.Value("dir"), "raft")
 		}
+		// Checked by the settings: a positive duration.
+		opts.RaftSessionTimeout, _ = time.ParseDuration(set.Value("raft-session-timeout"))
 		if srv, node, err = raftgroup.NewServer(opts); err != nil {
 			logf("warning", "Can't start: %v", err)
 			fmt.Fprintf(stderr, "lockredis: %v\n", err)

@@ -167,6 +167,7 @@ func TestDirectiveErrors(t *testing.T) {
 		{"databases 0", "argument must be between 1 and 256 inclusive"},
 		{"appendonly 1", "argument must be 'yes' or 'no'"},
 		{"max-lock-ttl 0", "argument must be a positive duration"},
+		{"raft-session-timeout 10", "argument must be a positive duration"},
 		{`port "7000`, "unbalanced quotes in configuration line"},
 	} {
 		_, err := fromFile(t, "# a comment", tc.line)
@@ -286,5 +287,19 @@ func TestBinaryImports(t *testing.T) {
 		if pkg == "github.com/lockredis/lockredis/engine" {
 			t.Fatal("cmd/lockredis imports the engine")
 		}
+	}
+}
+
+// TestRaftSessionTimeoutReachesTheNode: --raft-session-timeout reaches the
+// node, which refuses one too short for a follower to notice a lost
+// leader (twice the heartbeat timeout), naming the setting.
+func TestRaftSessionTimeoutReachesTheNode(t *testing.T) {
+	raft := []string{"--raft-id", "1", "--raft-bind", "127.0.0.1:0", "--raft-peers", "1=127.0.0.1:0"}
+	code, out := runOnce(t, append(raft, "--raft-session-timeout", "500ms")...)
+	if code == 0 || !strings.Contains(out, "raft-session-timeout 500ms is below twice the heartbeat timeout (800ms)") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	if code, out := runOnce(t, append(raft, "--raft-session-timeout", "800ms")...); code != 0 {
+		t.Fatalf("--raft-session-timeout 800ms: exit %d, output:\n%s", code, out)
 	}
 }
