@@ -76,7 +76,7 @@ func lastSeq(body []byte) uint64 {
 		}
 		p := body[n : n+int(l)]
 		body = body[n+int(l):]
-		// A batch's binary form starts with its Seq (keyspace/changes.go):
+		// A batch's binary form starts with its Seq (keyspace/batch.go):
 		// the leader reads only that of each of its own entries' batches.
 		if s, m := binary.Uvarint(p); m > 0 {
 			seq = s
