@@ -23,23 +23,43 @@ type inputStats struct {
 	read atomic.Int64 // stream bytes read from the socket
 	done atomic.Int64 // stream offset where the last finished command ended
 	free atomic.Int64 // room left in the guard's buffer (qbuf-free)
-	// ends are the stream offsets where the commands handed to redcon and
-	// not yet finished end, oldest first (connection goroutine only).
+	// ends[head:] are the stream offsets where the commands handed to
+	// redcon and not yet finished end, oldest first (connection goroutine
+	// only). A head index instead of reslicing keeps the slice's start, so
+	// the next command appends into the same array instead of a new one.
 	ends []int64
+	head int
 }
 
 // commandParsed records the end of a command the guard hands on.
-func (in *inputStats) commandParsed(end int64) { in.ends = append(in.ends, end) }
+func (in *inputStats) commandParsed(end int64) {
+	if len(in.ends) == cap(in.ends) && in.head > 0 {
+		// A pipeline that never drains: move the pending ends down
+		// rather than grow the array for ever.
+		n := copy(in.ends, in.ends[in.head:])
+		in.ends, in.head = in.ends[:n], 0
+	}
+	in.ends = append(in.ends, end)
+}
+
+// maxKeptEnds is the capacity of ends kept once a pipeline drains: a long
+// pipeline's larger array is let go.
+const maxKeptEnds = 1024
 
 // commandFinished marks the oldest parsed command as run.
 func (in *inputStats) commandFinished() {
-	if len(in.ends) == 0 {
+	if in.head == len(in.ends) {
 		return
 	}
-	in.done.Store(in.ends[0])
-	in.ends = in.ends[1:]
-	if len(in.ends) == 0 {
-		in.ends = in.ends[:0:0] // let a long pipeline's slice go
+	in.done.Store(in.ends[in.head])
+	in.head++
+	if in.head == len(in.ends) {
+		in.head = 0
+		if cap(in.ends) > maxKeptEnds {
+			in.ends = nil
+		} else {
+			in.ends = in.ends[:0]
+		}
 	}
 }
 
