@@ -235,7 +235,13 @@ func (tx *Tx) Put(key []byte, v Value) {
 // PutIn is Put for another database. A key that exists keeps its fencing
 // token; a new one (or one whose time had passed) takes the next token.
 func (tx *Tx) PutIn(db int, key []byte, v Value) {
-	bkey := storeKey(db, key)
+	// The key and its stored value share one allocation: buntdb keeps
+	// both strings in the item for as long as it lives, and a Set of the
+	// same key replaces both.
+	kv := make([]byte, 1+len(key), 1+len(key)+encodedCap(v))
+	kv[0] = byte(db)
+	copy(kv[1:], key)
+	bkey := b2s(kv)
 	var before string
 	var existed bool
 	if tx.flushedAll {
@@ -249,7 +255,7 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	// (SET without NX, MSET) writes again with the key's own token.
 	token, fresh := tx.tokenFor(bkey)
 	v.Token = token
-	enc := EncodeValue(v)
+	enc := b2s(appendValue(kv, v)[len(kv):])
 	prev, replaced, err := tx.bt.Set(bkey, enc, nil)
 	if err != nil {
 		panic(err) // only possible on a closed or read-only tx: a bug

@@ -3,7 +3,6 @@ package keyspace
 import (
 	"encoding/binary"
 	"math"
-	"strings"
 )
 
 // Type is the Redis type of a key.
@@ -92,8 +91,14 @@ const hasToken = 0x80
 // EncodeValue is v's stored form: the bytes buntdb keeps, and a
 // ChangePut carries.
 func EncodeValue(v Value) string {
-	var sb strings.Builder
-	sb.Grow(headerLen + binary.MaxVarintLen64 + len(v.Payload))
+	return b2s(appendValue(make([]byte, 0, encodedCap(v)), v))
+}
+
+// encodedCap is room enough for v's stored form.
+func encodedCap(v Value) int { return headerLen + binary.MaxVarintLen64 + len(v.Payload) }
+
+// appendValue appends v's stored form to b.
+func appendValue(b []byte, v Value) []byte {
 	var h [headerLen + binary.MaxVarintLen64]byte
 	h[0] = byte(v.Type)
 	if v.Type == TypeString {
@@ -111,9 +116,8 @@ func EncodeValue(v Value) string {
 	binary.BigEndian.PutUint64(h[1:], exp)
 	h[0] |= hasToken
 	n := binary.PutUvarint(h[headerLen:], v.Token)
-	sb.Write(h[:headerLen+n])
-	sb.WriteString(v.Payload)
-	return sb.String()
+	b = append(b, h[:headerLen+n]...)
+	return append(b, v.Payload...)
 }
 
 // DecodeValue reads a stored form back. Malformed bytes (a damaged file)
