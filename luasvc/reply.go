@@ -39,6 +39,19 @@ type open struct {
 
 var _ engine.Writer = (*luaWriter)(nil)
 
+// boxedBits are 0 and 1 as Lua values, boxed once: a float in an
+// interface is an allocation, and 0 and 1 are what the lock scripts'
+// DEL, EXISTS and PEXPIRE answer. Never written.
+var boxedBits = [2]lua.LValue{lua.LNumber(0), lua.LNumber(1)}
+
+func (w *luaWriter) Int(n int64) {
+	if n == 0 || n == 1 {
+		w.add(boxedBits[n])
+		return
+	}
+	w.add(lua.LNumber(n))
+}
+
 func (w *luaWriter) reset(L *lua.LState, resp int) {
 	w.L = L
 	w.resp = resp
@@ -137,7 +150,6 @@ func (w *luaWriter) Error(msg string) {
 	w.add(errorTable(w.L, replyErrorText(msg), true))
 }
 
-func (w *luaWriter) Int(n int64)          { w.add(lua.LNumber(n)) }
 func (w *luaWriter) Bulk(b []byte)        { w.add(lua.LString(string(b))) }
 func (w *luaWriter) BulkString(s string)  { w.add(lua.LString(s)) }
 func (w *luaWriter) Array(n int)          { w.openArray(engine.KindArray, n) }
