@@ -121,8 +121,11 @@ type lockRegistry struct {
 	// held are the locks LOCK.ACQUIRE granted, while they last, with
 	// when: LOCK.INFO's acquired_at and INFO's locks_held. Bookkeeping
 	// only: the locks themselves are their keys.
-	held   map[dbKey]map[string]grantInfo
-	timers map[dbKey]*lockTimer
+	held map[dbKey]map[string]grantInfo
+	// spareHeld are emptied maps of held, reused by the next grant: a
+	// lock acquired and released makes no garbage (at most maxSpareHeld).
+	spareHeld []map[string]grantInfo
+	timers    map[dbKey]*lockTimer
 	// Sessions (lock_session.go): each is a key; these index them.
 	sessions  map[string]*lockSession // by id
 	connSess  map[*Session]string     // a connection's SESSION session
@@ -352,7 +355,13 @@ func (r *lockRegistry) recordGrant(tx *Tx, hk holderKey, token uint64) {
 	k := dbKey{hk.db, hk.key}
 	m := r.held[k]
 	if m == nil {
-		m = make(map[string]grantInfo)
+		if n := len(r.spareHeld); n > 0 {
+			m = r.spareHeld[n-1]
+			r.spareHeld[n-1] = nil
+			r.spareHeld = r.spareHeld[:n-1]
+		} else {
+			m = make(map[string]grantInfo)
+		}
 		r.held[k] = m
 	}
 	if g, ok := m[hk.owner]; !ok || g.token != token {
@@ -618,10 +627,11 @@ func (r *lockRegistry) keyTouched(tx *Tx, k dbKey) {
 
 // forgetReleased drops the grants recorded for k that no longer hold.
 func (r *lockRegistry) forgetReleased(tx *Tx, k dbKey) {
-	lv := viewLock(tx, k.db, []byte(k.key))
+	lv := viewLock(tx, k.db, StringBytes(k.key))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.held[k]
+	owners := len(m)
 	for owner, g := range m {
 		hv, ok := lv.holder(owner)
 		if !ok || (hv.token != 0 && hv.token != g.token) {
@@ -630,9 +640,16 @@ func (r *lockRegistry) forgetReleased(tx *Tx, k dbKey) {
 	}
 	if len(m) == 0 {
 		delete(r.held, k)
+		// A map that held many owners (a semaphore's) stays big: not kept.
+		if m != nil && owners <= 8 && len(r.spareHeld) < maxSpareHeld {
+			r.spareHeld = append(r.spareHeld, m)
+		}
 		r.updateListening()
 	}
 }
+
+// maxSpareHeld bounds lockRegistry.spareHeld.
+const maxSpareHeld = 64
 
 // dbFlushed reports the waited-for keys of the flushed databases as
 // changed, so that the flush that empties them hands each to its first
