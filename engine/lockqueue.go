@@ -284,8 +284,8 @@ func (r *lockRegistry) acquire(c *Call, req *lockRequest) {
 			c.Err(err)
 			return
 		}
-		tokens := r.grant(tx, c.S, req)
-		writeTokens(c.W, req, tokens)
+		var one [1]uint64 // LOCK.ACQUIRE's one token, on the stack
+		writeTokens(c.W, req, r.grant(tx, c.S, req, one[:0]))
 		return
 	}
 	if !req.wait || !c.CanBlock() {
@@ -326,9 +326,10 @@ func writeTokens(w Writer, req *lockRequest, tokens []uint64) {
 	}
 }
 
-// grant gives req all its locks in tx (in tx.DB) and records them.
-func (r *lockRegistry) grant(tx *Tx, s *Session, req *lockRequest) []uint64 {
-	tokens := make([]uint64, len(req.keys))
+// grant gives req all its locks in tx (in tx.DB) and records them. The
+// tokens are appended to buf (nil, or room the caller does not keep).
+func (r *lockRegistry) grant(tx *Tx, s *Session, req *lockRequest, buf []uint64) []uint64 {
+	tokens := append(buf[:0], make([]uint64, len(req.keys))...)
 	for i, key := range req.keys {
 		tokens[i] = grantOne(tx, key, req)
 		r.recordGrant(tx, holderKey{tx.DB, string(key), req.owner}, tokens[i])
@@ -559,7 +560,7 @@ func (r *lockRegistry) grantWaiter(tx *Tx, w *lockWaiter, refused error) {
 		rec.Error(err.Error())
 		return
 	}
-	tokens := r.grant(tx, w.sess, &w.req)
+	tokens := r.grant(tx, w.sess, &w.req, nil)
 	for _, key := range w.req.keys {
 		w.grants = append(w.grants, holderKey{w.db, string(key), w.req.owner})
 	}
