@@ -354,15 +354,22 @@ func grantPermit(tx *Tx, key []byte, owner string, ttl, permits int64) uint64 {
 // message when they are deleted, so that Redisson clients waiting on them
 // wake up.
 func releaseHolder(tx *Tx, key []byte, owner string) bool {
-	lv := viewLock(tx, tx.DB, key)
-	switch lv.kind {
-	case lockString:
-		if lv.v.Payload != owner {
+	// A string lock (SET NX's, LOCK.ACQUIRE's) is released without
+	// viewLock, which allocates its holder list.
+	v, ok := tx.GetIn(tx.DB, key)
+	if !ok {
+		return false
+	}
+	if v.Type == TypeString {
+		if v.Payload != owner {
 			return false
 		}
 		tx.Delete(key)
 		tx.Notify(NotifyGeneric, "del", key) // as a DEL
 		return true
+	}
+	lv := viewLock(tx, tx.DB, key) // the same lookup again, from the memo
+	switch lv.kind {
 	case lockShared:
 		if _, ok := lv.holder(owner); !ok {
 			return false
