@@ -130,44 +130,6 @@ func peerID(s *Session) string {
 	return "?:0"
 }
 
-// histBuckets are the buckets of a command's latency histogram: bucket k
-// holds durations up to 2^(10+k) ns, the reporting levels of Redis's
-// hdr_iter_log_init(1024, 2); durations past 2^30 ns (about 1 s) land in
-// the last one, as Redis caps them at 1 s.
-const histBuckets = 21
-
-// latencyHist is one command's latency histogram (LATENCY HISTOGRAM).
-type latencyHist struct {
-	counts [histBuckets]atomic.Int64
-}
-
-func (h *latencyHist) add(d time.Duration) {
-	ns := d.Nanoseconds()
-	k := 0
-	for k < histBuckets-1 && ns > histEdge(k) {
-		k++
-	}
-	h.counts[k].Add(1)
-}
-
-// histEdge is the largest duration (ns) bucket k holds: the highest value
-// hdr_histogram (2 significant figures) reports for the level 2^(10+k).
-func histEdge(k int) int64 { return 1<<(10+k) + 1<<(3+k) - 1 }
-
-func (h *latencyHist) reset() {
-	for i := range h.counts {
-		h.counts[i].Store(0)
-	}
-}
-
-func (h *latencyHist) total() int64 {
-	var n int64
-	for i := range h.counts {
-		n += h.counts[i].Load()
-	}
-	return n
-}
-
 // unixMicros formats t as Redis's "%ld.%06ld" seconds.microseconds.
 func unixMicros(buf []byte, t time.Time) []byte {
 	us := t.UnixMicro()

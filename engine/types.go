@@ -265,46 +265,6 @@ type Session struct {
 	monitoring atomic.Bool
 }
 
-// Config configures an Engine. Its parameters (databases, dir,
-// appendonly, timeout...) are Params, by their redis.conf names: the
-// config package's spec says what each takes and the engine checks them
-// as CONFIG SET does (config_runtime.go).
-type Config struct {
-	// Params are the parameters given at start, by name (a parameter not
-	// given takes the spec's default). An unknown name or a value the
-	// spec refuses fails New. Those the assembler applies (port, bind,
-	// tls-*, maxclients, loglevel...) are kept for CONFIG GET.
-	Params map[string]string
-	// Hooks are how CONFIG SET reaches the parameters the assembler
-	// applies at runtime (the server's port and bind).
-	Hooks map[string]ParamHook
-	// ConfigFile is the file CONFIG REWRITE writes (INFO's config_file);
-	// "" when the server started without one.
-	ConfigFile string
-	// Version is the assembler's own version, for INFO (lockredis_version).
-	Version string
-
-	Clock *Clock // default: a real clock
-	Path  string // buntdb file; "" keeps the keyspace in memory (unless appendonly)
-	Logf  func(level, format string, args ...any)
-
-	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
-	// assembles the server sets it (cmd/lockredis exits with status 0, an
-	// embedded server closes itself). It must return at once and stop
-	// the server in the background: the SHUTDOWN connection is still
-	// being served. Nil: SHUTDOWN is refused.
-	Shutdown func(ShutdownFlags)
-
-	// OnConfigSet, when set, is told of every parameter CONFIG SET
-	// changed (name, normalized value), after the engine applied it: the
-	// assembler applies those it owns (loglevel).
-	OnConfigSet func(name, value string)
-
-	// Restore, for an in-memory keyspace, is the content it starts with:
-	// an earlier engine's Snapshot (snapshot.go).
-	Restore *Snapshot
-}
-
 // Publisher delivers PUBLISH messages. The engine counts receivers while
 // the command runs and delivers after the transaction commits.
 type Publisher interface {
@@ -438,3 +398,24 @@ type keyRef struct {
 
 // ClusterEnabled reports whether the server emulates a cluster.
 func (e *Engine) ClusterEnabled() bool { return e.cluster.enabled }
+
+// aclState is the server's users, their rules and the ACL log: state of
+// its own, which the dispatcher consults (acl_check.go) and ACL's
+// commands change (cmd_acl.go). It knows the command table (rules name
+// commands and categories) and, to disconnect a deleted user's clients,
+// how to list the sessions and their subscriptions; nothing else of the
+// engine.
+type aclState struct {
+	mu    sync.RWMutex // users; writers also serialize SETUSER/DELUSER/LOAD
+	users map[string]*User
+	def   *User
+
+	logMu  sync.Mutex
+	log    []*aclLogEntry // newest first
+	logMax int
+
+	table     func() *Table // the engine's: registerBuiltins replaces it
+	sessions  func() []*Session
+	publisher func() Publisher
+	logf      func(level, format string, args ...any)
+}
