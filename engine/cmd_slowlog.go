@@ -20,15 +20,6 @@ const (
 	slowlogMaxArg  = 128
 )
 
-type slowEntry struct {
-	id       int64
-	time     int64
-	duration int64
-	argv     []string
-	peer     string
-	name     string
-}
-
 func slowlogCommands() []*Command {
 	return []*Command{{
 		Name: "slowlog",

@@ -312,16 +312,6 @@ func (e *Engine) rememberRead(c *Call) {
 	e.tracker.rememberCall(c.Tx, s, cmd, args)
 }
 
-// countingWriter passes a command's reply through and counts its error
-// replies in the engine's error statistics (INFO errorstats) and in the
-// command's failed calls.
-type countingWriter struct {
-	Writer
-	e      *Engine
-	errors int
-	failed bool // an error reply already counted elsewhere (ErrorCounted)
-}
-
 func (w *countingWriter) Error(msg string) {
 	w.errors++
 	w.e.CountError(msg)

@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -52,114 +50,6 @@ var errNoSession = replyError("ERR no such session")
 // the semaphore's holders did.
 func errPermitsDiffer(n int64) error {
 	return fmt.Errorf("ERR PERMITS differs from the %d the holders of this semaphore named", n)
-}
-
-// lockMode is what a request asks for on each of its keys.
-type lockMode uint8
-
-const (
-	modeExclusive lockMode = iota
-	modeShared
-	modePermits
-)
-
-func (m lockMode) String() string {
-	switch m {
-	case modeShared:
-		return "shared"
-	case modePermits:
-		return "permits"
-	}
-	return "exclusive"
-}
-
-// lockRequest is a parsed LOCK.ACQUIRE or LOCK.ACQUIREALL.
-type lockRequest struct {
-	keys     [][]byte
-	owner    string
-	ttl      int64
-	mode     lockMode
-	permits  int64 // modePermits
-	wait     bool
-	waitMs   int64
-	sessID   string // SESSIONID: a named session's id
-	connSess bool   // SESSION: the connection's own session
-	delayMs  int64  // LOCKDELAY, or the default
-	all      bool   // LOCK.ACQUIREALL: the reply is an array
-}
-
-// lockWaiter is a parked request.
-type lockWaiter struct {
-	req   lockRequest
-	db    int
-	keys  []dbKey
-	b     *Blocked
-	sess  *Session
-	since time.Time
-	// grants are what serving it gave, to undo if its client left.
-	grants []holderKey
-	tokens []uint64
-}
-
-// holderKey names one holder of one lock.
-type holderKey struct {
-	db    int
-	key   string
-	owner string
-}
-
-// lockRegistry is one engine's lock bookkeeping, behind mu (taken under
-// the engine lock, never the other way round, and never held while
-// calling into a transaction).
-type lockRegistry struct {
-	e       *Engine
-	delayMs atomic.Int64 // lock-delay: LOCKDELAY's default
-
-	mu      sync.Mutex
-	queues  map[dbKey][]*lockWaiter // waiters per key, in arrival order
-	waiters int
-	// held are the locks LOCK.ACQUIRE granted, while they last, with
-	// when: LOCK.INFO's acquired_at and INFO's locks_held. Bookkeeping
-	// only: the locks themselves are their keys.
-	held   map[dbKey]map[string]grantInfo
-	timers map[dbKey]*lockTimer
-	// Sessions (lock_session.go): each is a key; these index them.
-	sessions  map[string]*lockSession // by id
-	connSess  map[*Session]string     // a connection's SESSION session
-	sessionOf map[holderKey]string    // which session holds a lock
-	listening bool                    // holds one count of e.listening
-
-	// closeMu keeps a firing timer's transaction and Close apart.
-	closeMu sync.RWMutex
-	closed  bool
-
-	stats lockStats
-}
-
-// grantInfo is what the registry remembers of a grant.
-type grantInfo struct {
-	token      uint64
-	acquiredMs int64
-}
-
-// lockTimer runs a write transaction at a key's next deadline.
-type lockTimer struct {
-	at int64 // unix ms
-	t  *time.Timer
-}
-
-// lockStats are INFO locks' counters.
-type lockStats struct {
-	granted         atomic.Int64 // grants, at once or from the queue
-	queueGrants     atomic.Int64 // grants to a waiter
-	waitTimeouts    atomic.Int64 // waits that ran out of time
-	waitAborts      atomic.Int64 // waits ended by a disconnect, a shutdown, CLIENT UNBLOCK
-	abandoned       atomic.Int64 // grants undone because the waiter had left
-	sessionReleases atomic.Int64 // locks released by the end of their session
-	sessionExpiries atomic.Int64 // sessions ended by their TTL
-	expiryHandovers atomic.Int64 // grants made by a deadline timer
-	waitTime        histogram    // from parking to grant
-	lateness        histogram    // from a lock's deadline to the timer's grant
 }
 
 func (r *lockRegistry) init(e *Engine) {
@@ -861,16 +751,6 @@ func infoLocks(b []byte, c *Call) []byte {
 	b = infoLine(b, "expiry_handover_late_p99_ms", ms(st.lateness.quantile(0.99)))
 	b = infoInt(b, "lock_delay", r.delayMs.Load())
 	return b
-}
-
-// resetStats zeroes the counters (CONFIG RESETSTAT).
-func (st *lockStats) reset() {
-	for _, v := range []*atomic.Int64{&st.granted, &st.queueGrants, &st.waitTimeouts, &st.waitAborts,
-		&st.abandoned, &st.sessionReleases, &st.sessionExpiries, &st.expiryHandovers} {
-		v.Store(0)
-	}
-	st.waitTime.reset()
-	st.lateness.reset()
 }
 
 // bindLockParams binds lock-delay (ms), LOCK.ACQUIRE LOCKDELAY's default.

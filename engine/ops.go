@@ -3,8 +3,6 @@ package engine
 import (
 	"runtime/metrics"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -13,30 +11,6 @@ import (
 // and per-command latency histograms (cmd_latency.go), and the MONITOR
 // feed (monitor.go). Dispatch's call() calls afterCall once per command
 // run; everything else lives in these files.
-
-// opsState is an engine's slow log, latency monitor and monitors.
-type opsState struct {
-	slowerThan atomic.Int64 // slowlog-log-slower-than, µs; < 0: off
-	slowMax    atomic.Int64 // slowlog-max-len
-	slowMu     sync.Mutex
-	slowlog    []slowEntry // oldest first
-	slowNextID int64
-
-	latThreshold atomic.Int64 // latency-monitor-threshold, ms; 0: off
-	latMu        sync.Mutex
-	latEvents    map[string]*latencySeries
-
-	monMu    sync.Mutex
-	monitors []*Session
-	monCount atomic.Int32
-
-	shuttingDown atomic.Bool  // SHUTDOWN accepted (cmd_shutdown.go)
-	startupAlloc int64        // heap allocated when the engine started (MEMORY STATS)
-	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
-	debugMode    string       // enable-debug-command: no, yes, local
-	moduleMode   string       // enable-module-command: no, yes, local
-	clock        *Clock       // the engine's: MONITOR's timestamps
-}
 
 // heapAlloc is MemStats.HeapAlloc, read without stopping the world
 // (ReadMemStats does: too slow for every embedded server's start).
