@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // initACL sets up the engine's ACL (aclState.init).
@@ -732,17 +731,6 @@ func (a *aclState) addSessionAuth(s *Session) {
 	s.Authenticated = s.Authenticated || was
 }
 
-// aclLogEntry is one entry of ACL LOG.
-type aclLogEntry struct {
-	count    int64
-	reason   aclResult
-	context  string
-	object   string
-	username string
-	ctime    time.Time
-	cinfo    string
-}
-
 // The ACL permission check, Redis 7.0's ACLCheckAllPerm: a command runs
 // when one of its user's selectors allows the command (or subcommand, or
 // its first argument), every key it names with the access its key specs
@@ -754,15 +742,3 @@ type aclLogEntry struct {
 // A user allowed every command, key and channel (the default user unless
 // configured otherwise) costs two atomic loads and a flag test: no key is
 // looked at.
-
-// aclResult is Redis's ACL_OK / ACL_DENIED_*, in its order (a larger
-// value is the more relevant error when selectors disagree).
-type aclResult int
-
-const (
-	aclOK aclResult = iota
-	aclDeniedCmd
-	aclDeniedKey
-	aclDeniedAuth
-	aclDeniedChannel
-)

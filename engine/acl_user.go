@@ -1,6 +1,9 @@
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // ACL users, Redis 7.0's acl.c: users with passwords and flags, and
 // selectors (the root one, plus any "(...)" ones) holding a bitmap of the
@@ -145,3 +148,26 @@ func (u *User) load() *userRules { return u.rules.Load() }
 func newUserRules() *userRules {
 	return &userRules{flags: userOff, selectors: []*aclSelector{{root: true}}}
 }
+
+// aclLogEntry is one entry of ACL LOG.
+type aclLogEntry struct {
+	count    int64
+	reason   aclResult
+	context  string
+	object   string
+	username string
+	ctime    time.Time
+	cinfo    string
+}
+
+// aclResult is Redis's ACL_OK / ACL_DENIED_*, in its order (a larger
+// value is the more relevant error when selectors disagree).
+type aclResult int
+
+const (
+	aclOK aclResult = iota
+	aclDeniedCmd
+	aclDeniedKey
+	aclDeniedAuth
+	aclDeniedChannel
+)

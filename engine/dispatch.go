@@ -194,26 +194,6 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 	}
 }
 
-// reject answers a command refused before it ran, as Redis's rejectCommand:
-// it counts as a rejected call of cmd (when there is one) and an error
-// reply; inside MULTI it dooms the transaction (EXECABORT); a refused EXEC
-// discards the transaction and says why (execCommandAbort).
-func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
-	if cmd != nil {
-		e.tally.of(cmd).stats.rejected.Add(1)
-	}
-	msg := err.Error()
-	if cmd != nil && cmd == e.execCmd {
-		e.ops.feedMonitorsNow(s, args) // Redis's execCommandAbort
-		e.ResetTransaction(s)
-		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
-	} else {
-		s.FailMulti()
-	}
-	e.CountError(msg)
-	w.Error(msg)
-}
-
 // run executes a checked command in its own transaction (tx nil) or in the
 // running one, unless the command touches no key.
 func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, start time.Time) {

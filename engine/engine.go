@@ -132,24 +132,6 @@ func (e *Engine) Close() error {
 // SetPublisher connects PUBLISH to a pub/sub implementation.
 func (e *Engine) SetPublisher(p Publisher) { e.publisher = p }
 
-// Do runs fn in a transaction on database db: exclusive when write is set,
-// shared otherwise. A panic in fn rolls the transaction back and is
-// re-raised after the engine lock is released.
-func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
-	e.do(e.getTx(), write, db, fn)
-}
-
-// getTx takes a transaction from the keyspace's pool, with its command
-// context (tx.go).
-func (e *Engine) getTx() *Tx { return e.ks.Get().Hooks().(*Tx) }
-
-// do runs tx (from getTx) with the body fn (keyspace.Store.Run says in
-// what order the hooks of tx.go run around it).
-func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
-	tx.body = fn
-	e.ks.Run(tx.Tx, write, db, nil)
-}
-
 // Register adds commands to the table.
 func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 
