@@ -378,3 +378,20 @@ func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
 		}
 	}
 }
+
+// serveBlocked runs the command of a blocked client inside the transaction
+// that gave its key data, in the database it blocked in. Its call was
+// counted when it blocked, as Redis counts a blocked command once, when it
+// is served.
+func (e *Engine) serveBlocked(tx *Tx, s *Session, db int, cmd *Command, args [][]byte, key []byte, w Writer) {
+	tx.DB = db
+	c := tx.pushCall()
+	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx, served: key}
+	// The restart fence holds for a served waiter too: a lock handed over
+	// (LOCK.ACQUIRE WAIT) or a BLMOVE destination would create a key the
+	// fence must refuse; the waiter gets the fence's TRYAGAIN instead.
+	if !e.fenceRefuses(tx, cmd, args, w) {
+		cmd.Handler(c)
+	}
+	tx.popCall()
+}

@@ -72,54 +72,51 @@ func (e *Engine) afterCall(c *Call, d time.Duration) {
 	e.tally.of(c.Cmd).hist.add(d)
 }
 
-// Redact hides argument i of the running command from MONITOR and the
-// slow log, as Redis's redactClientCommandArgument (AUTH, HELLO AUTH).
-func (c *Call) Redact(i int) {
-	if i <= 0 || i >= len(c.Args) {
-		return
-	}
-	if c.redacted == nil {
-		c.redacted = make([][]byte, len(c.Args))
-		copy(c.redacted, c.Args)
-	}
-	c.redacted[i] = redactedArg
-}
-
-var redactedArg = []byte("(redacted)")
-
-// argv is the command as MONITOR and the slow log show it.
-func (c *Call) argv() [][]byte {
-	if c.redacted != nil {
-		return c.redacted
-	}
-	return c.Args
-}
-
-// peerID is Redis's getClientPeerId: the address of a connection, "?:0"
-// for a client without one (a script's).
-func peerID(s *Session) string {
-	if a := s.Addr(); a != "" {
-		return a
-	}
-	return "?:0"
-}
-
-// unixMicros formats t as Redis's "%ld.%06ld" seconds.microseconds.
-func unixMicros(buf []byte, t time.Time) []byte {
-	us := t.UnixMicro()
-	buf = strconv.AppendInt(buf, us/1e6, 10)
-	buf = append(buf, '.')
-	frac := strconv.AppendInt(nil, us%1e6, 10)
-	for i := len(frac); i < 6; i++ {
-		buf = append(buf, '0')
-	}
-	return append(buf, frac...)
-}
-
 // logClientKill logs a connection CLIENT KILL closes, naming it the way
 // CLIENT LIST does and the client that asked. (Redis 7.0 logs nothing
 // here; the line follows its log format.)
 func (e *Engine) logClientKill(killed ClientInfo, by *Session) {
 	e.Logf("notice", "Client id=%d addr=%s laddr=%s name=%s killed by CLIENT KILL from id=%d addr=%s",
 		killed.ID, killed.Addr, killed.LAddr, killed.Name, by.ID, peerID(by))
+}
+
+// slowlogPush records a command that ran for us microseconds.
+func (e *Engine) slowlogPush(c *Call, us int64) {
+	argv := c.argv()
+	n := min(len(argv), slowlogMaxArgc)
+	ent := slowEntry{
+		time:     e.Clock.Now().Unix(),
+		duration: us,
+		argv:     make([]string, n),
+		peer:     peerID(c.S),
+	}
+	if c.S.Kind != KindScript {
+		ent.name = c.S.Name()
+	}
+	for j := 0; j < n; j++ {
+		a := argv[j]
+		switch {
+		case n != len(argv) && j == n-1:
+			ent.argv[j] = "... (" + strconv.Itoa(len(argv)-n+1) + " more arguments)"
+		case len(a) > slowlogMaxArg:
+			ent.argv[j] = string(a[:slowlogMaxArg]) + "... (" + strconv.Itoa(len(a)-slowlogMaxArg) + " more bytes)"
+		default:
+			ent.argv[j] = string(a)
+		}
+	}
+	o := &e.ops
+	o.slowMu.Lock()
+	ent.id = o.slowNextID
+	o.slowNextID++
+	o.slowlog = append(o.slowlog, ent)
+	o.trimSlowlog()
+	o.slowMu.Unlock()
+}
+
+// setSlowlogMaxLen applies CONFIG SET slowlog-max-len at once.
+func (o *opsState) setSlowlogMaxLen(n int64) {
+	o.slowMu.Lock()
+	o.slowMax.Store(n)
+	o.trimSlowlog()
+	o.slowMu.Unlock()
 }

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"sync"
+	"time"
+)
+
 const latencyTSLen = 160
 
 type latencySample struct {
@@ -20,4 +25,11 @@ type slowEntry struct {
 	argv     []string
 	peer     string
 	name     string
+}
+
+type pauseState struct {
+	mu        sync.Mutex
+	until     time.Time // zero: not paused
+	writeOnly bool
+	changed   chan struct{} // closed and replaced when the pause changes
 }

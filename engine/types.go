@@ -643,3 +643,13 @@ type ConnStats struct {
 	Writing      bool  // events: w while replies wait for the socket
 	ConnMem      int64 // the connection's own structures (part of tot-mem)
 }
+
+type multiState struct {
+	queue  []queuedCommand
+	failed bool // a command was rejected while queuing: EXEC aborts
+}
+
+type queuedCommand struct {
+	cmd  *Command
+	args [][]byte
+}
