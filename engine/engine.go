@@ -14,9 +14,6 @@ import (
 	"github.com/lockredis/lockredis/keyspace"
 )
 
-// Version is the Redis version lockredis reports (INFO, HELLO).
-const Version = "7.0.15"
-
 // New opens the keyspace, loads it and starts the expiry sweeper: Open
 // and Load in one call.
 func New(cfg Config) (*Engine, error) {
@@ -155,22 +152,4 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()
-}
-
-// BlockedClients is the number of clients waiting in a blocking command.
-func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }
-
-// NeedsAuth reports whether s must authenticate before running commands.
-// As Redis's authRequired: a session must log in while the default user
-// has a password or is off, and a session whose user was deleted must log
-// in again (it is being closed).
-func (e *Engine) NeedsAuth(s *Session) bool {
-	if u := s.user.Load(); u != nil && u.deleted.Load() {
-		return true
-	}
-	if s.Authenticated {
-		return false
-	}
-	r := e.acl.def.load()
-	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }

@@ -729,3 +729,6 @@ func (r *lockRegistry) heldCounts() (keys, holders int) {
 func (e *Engine) bindLockParams() {
 	e.bindParam("lock-delay", intParam(&e.locks.delayMs))
 }
+
+// BlockedClients is the number of clients waiting in a blocking command.
+func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }

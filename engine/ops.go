@@ -72,14 +72,6 @@ func (e *Engine) afterCall(c *Call, d time.Duration) {
 	e.tally.of(c.Cmd).hist.add(d)
 }
 
-// logClientKill logs a connection CLIENT KILL closes, naming it the way
-// CLIENT LIST does and the client that asked. (Redis 7.0 logs nothing
-// here; the line follows its log format.)
-func (e *Engine) logClientKill(killed ClientInfo, by *Session) {
-	e.Logf("notice", "Client id=%d addr=%s laddr=%s name=%s killed by CLIENT KILL from id=%d addr=%s",
-		killed.ID, killed.Addr, killed.LAddr, killed.Name, by.ID, peerID(by))
-}
-
 // slowlogPush records a command that ran for us microseconds.
 func (e *Engine) slowlogPush(c *Call, us int64) {
 	argv := c.argv()

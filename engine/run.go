@@ -21,3 +21,19 @@ func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	tx.body = fn
 	e.ks.Run(tx.Tx, write, db, nil)
 }
+
+// pushCall returns a Call for a command run inside this transaction, reused
+// across transactions; popCall releases it. Handlers do not keep their Call.
+func (tx *Tx) pushCall() *Call {
+	if tx.depth == len(tx.nested) {
+		tx.nested = append(tx.nested, new(Call))
+	}
+	c := tx.nested[tx.depth]
+	tx.depth++
+	return c
+}
+
+func (tx *Tx) popCall() {
+	tx.depth--
+	*tx.nested[tx.depth] = Call{}
+}

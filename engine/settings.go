@@ -173,3 +173,6 @@ type netParams struct {
 	// cannot flood the log.
 	lastAttackLog atomic.Int64
 }
+
+// Version is the Redis version lockredis reports (INFO, HELLO).
+const Version = "7.0.15"

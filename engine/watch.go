@@ -69,55 +69,6 @@ func (tx *Tx) touch(db int, key string) {
 	tx.touched = append(tx.touched, dbKey{db, key})
 }
 
-// notifyTouched runs at the end of a write transaction (Committing),
-// still under the engine lock, so that a listener's view (a dirty WATCH) is settled before
-// any other transaction starts.
-func (tx *Tx) notifyTouched() {
-	if len(tx.touched) == 0 && len(tx.quietTouched) == 0 {
-		return
-	}
-	tx.e.listenersMu.Lock()
-	ls := tx.e.listeners
-	tx.e.listenersMu.Unlock()
-	// Serving a blocked client changes keys too: walk the lists as they
-	// grow.
-	for i, j := 0, 0; i < len(tx.touched) || j < len(tx.quietTouched); {
-		if i < len(tx.touched) {
-			k := tx.touched[i]
-			i++
-			for _, l := range ls {
-				if !(l.acts && tx.Applying()) {
-					l.keyTouched(tx, k)
-				}
-			}
-			continue
-		}
-		k := tx.quietTouched[j]
-		j++
-		if !tx.Applying() {
-			tx.e.blocks.serve(tx, k)
-		}
-	}
-}
-
-// notifyFlush tells listeners that db (all if < 0) is about to be emptied.
-func (tx *Tx) notifyFlush(db int) {
-	if tx.e.tracker.active() {
-		tx.e.tracker.flushed(tx)
-	}
-	if tx.e.listening.Load() == 0 {
-		return
-	}
-	tx.e.listenersMu.Lock()
-	ls := tx.e.listeners
-	tx.e.listenersMu.Unlock()
-	for _, l := range ls {
-		if !(l.acts && tx.Applying()) {
-			l.dbFlushed(tx, db)
-		}
-	}
-}
-
 // ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).
 func (e *Engine) ResetTransaction(s *Session) {
 	s.endMulti()
