@@ -9,11 +9,15 @@ import (
 	"github.com/lockredis/lockredis/keyspace"
 )
 
-// The types the engine's files share (Engine, its Config and Stats, Call,
-// Tx, Session) and their plain accessors. They are declared apart from
-// what gives them behaviour (engine.go opens and closes an Engine,
-// dispatch.go runs a Call, tx.go and session.go...), so that those files
-// sit on this one instead of pointing at each other.
+// The types the engine's files share (Engine, its Stats, Call, Tx,
+// Session, Command) and their plain accessors, with the state of the parts
+// that holds one of them (the lock registry, blocked clients, the tracker,
+// the ACL state, the guards, the ops state, the command table). They are
+// declared apart from what gives them behaviour (engine.go opens and
+// closes an Engine, dispatch.go runs a Call, tx.go, session.go,
+// lockqueue.go, blocking.go...), so that those files sit on this one
+// instead of pointing at each other; the part state that holds none of
+// them is in the files below (settings.go, lockstate.go, acl_user.go...).
 
 // Engine is one server's command layer over its keyspace. Many engines can
 // live in one process; they share nothing.
