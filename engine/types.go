@@ -22,7 +22,7 @@ import (
 // Engine is one server's command layer over its keyspace. Many engines can
 // live in one process; they share nothing.
 type Engine struct {
-	cfg   settings // Config and the parameters it is built from (config_runtime.go)
+	cfg   settings // Config and the parameters it is built from (settings.go)
 	ks    *keyspace.Store
 	Clock *Clock
 	Table *Table
