@@ -270,3 +270,18 @@ func (a *aclState) logEntry(s *Session, res aclResult, ctx, object, username str
 		a.log = a.log[:a.logMax]
 	}
 }
+
+// NeedsAuth reports whether s must authenticate before running commands.
+// As Redis's authRequired: a session must log in while the default user
+// has a password or is off, and a session whose user was deleted must log
+// in again (it is being closed).
+func (e *Engine) NeedsAuth(s *Session) bool {
+	if u := s.user.Load(); u != nil && u.deleted.Load() {
+		return true
+	}
+	if s.Authenticated {
+		return false
+	}
+	r := e.acl.def.load()
+	return r.flags&userNopass == 0 || r.flags&userOff != 0
+}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sync"
 	"time"
 )
 
@@ -23,65 +22,6 @@ import (
 // List, sorted-set and stream waiters are kept per key in the blocking
 // registry below; lock waiters in the lock queue (lockqueue.go), which
 // hands locks over itself.
-
-type blockState uint8
-
-const (
-	blockWaiting blockState = iota
-	blockServed             // the command ran: rec holds its reply
-	blockEnded              // given up: final is the reply, if deliver
-)
-
-// endReason says why a wait ended without the command being served.
-type endReason uint8
-
-const (
-	endTimeout endReason = iota // its deadline passed
-	endAbort                    // the client left, or the server stops
-	endUnblock                  // CLIENT UNBLOCK
-)
-
-// Blocked is a command waiting for one of its keys.
-type Blocked struct {
-	e        *Engine
-	sess     *Session
-	db       int // the database it blocked in
-	cmd      *Command
-	args     [][]byte
-	keys     []dbKey
-	want     Type      // the type a key must hold to serve it
-	Deadline time.Time // zero: wait forever
-	// TimeoutReply is what the client gets if nothing arrives in time.
-	TimeoutReply Reply
-
-	// alive is the session's Alive probe when it blocked: false once the
-	// client cannot take a reply any more.
-	alive func() bool
-	// onEnd runs when the wait is given up, with tx the transaction it
-	// happens in (nil outside one); onAbandon when the command was served
-	// but its client went away before the reply could reach it (a lock
-	// granted to it passes on, lockqueue.go).
-	onEnd     func(tx *Tx, why endReason)
-	onAbandon func()
-	// registered: the blocking registry holds it (not a lock waiter).
-	registered bool
-
-	// readyFn, when set, decides instead of want whether a changed key
-	// serves the command now (a stream waiter needs entries newer than
-	// the ID it waits after, not just a stream). signaled says whether a
-	// command signaled the key since the last check (SignalReady).
-	readyFn  func(tx *Tx, key []byte, signaled bool) bool
-	signaled map[string]bool // under the registry's mu
-
-	mu      sync.Mutex
-	state   blockState
-	final   Reply // blockEnded: the reply to send when deliver
-	deliver bool
-	rec     Recorder
-	// ready is closed when the wait is settled by someone else than the
-	// waiter: served, unblocked, or dropped for a client found gone.
-	ready chan struct{}
-}
 
 // Ready is closed when the command has been served (or ended by the
 // server: CLIENT UNBLOCK, a client found gone).
@@ -271,14 +211,6 @@ func (c *Call) parked(timeout time.Duration, onTimeout Reply) *Blocked {
 	return b
 }
 
-// blockRegistry holds the waiters per key, in arrival order.
-type blockRegistry struct {
-	e     *Engine
-	mu    sync.Mutex
-	byKey map[dbKey][]*Blocked
-	count int
-}
-
 func (r *blockRegistry) add(b *Blocked) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -445,4 +377,21 @@ func (r *blockRegistry) dbFlushed(tx *Tx, db int) {
 			tx.touch(k.db, k.key)
 		}
 	}
+}
+
+// serveBlocked runs the command of a blocked client inside the transaction
+// that gave its key data, in the database it blocked in. Its call was
+// counted when it blocked, as Redis counts a blocked command once, when it
+// is served.
+func (e *Engine) serveBlocked(tx *Tx, s *Session, db int, cmd *Command, args [][]byte, key []byte, w Writer) {
+	tx.DB = db
+	c := tx.pushCall()
+	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx, served: key}
+	// The restart fence holds for a served waiter too: a lock handed over
+	// (LOCK.ACQUIRE WAIT) or a BLMOVE destination would create a key the
+	// fence must refuse; the waiter gets the fence's TRYAGAIN instead.
+	if !e.fenceRefuses(tx, cmd, args, w) {
+		cmd.Handler(c)
+	}
+	tx.popCall()
 }

@@ -577,3 +577,11 @@ func parseMsTimeout(c *Call, arg []byte) (int64, bool) {
 	}
 	return ms, true
 }
+
+// logClientKill logs a connection CLIENT KILL closes, naming it the way
+// CLIENT LIST does and the client that asked. (Redis 7.0 logs nothing
+// here; the line follows its log format.)
+func (e *Engine) logClientKill(killed ClientInfo, by *Session) {
+	e.Logf("notice", "Client id=%d addr=%s laddr=%s name=%s killed by CLIENT KILL from id=%d addr=%s",
+		killed.ID, killed.Addr, killed.LAddr, killed.Name, by.ID, peerID(by))
+}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net"
 	"strconv"
@@ -21,18 +19,6 @@ import (
 //
 // Without the option the commands answer as a redis-server started
 // without cluster-enabled: "This instance has cluster support disabled".
-
-// clusterState is the emulated cluster's fixed state.
-type clusterState struct {
-	enabled bool
-	myID    string // 40 hex digits, like a Redis node name
-}
-
-func newClusterState(cfg settings) clusterState {
-	var id [20]byte
-	rand.Read(id[:])
-	return clusterState{enabled: cfg.Cluster, myID: hex.EncodeToString(id[:])}
-}
 
 // ClusterMyID is the emulated node's id, as CLUSTER MYID answers it.
 func (e *Engine) ClusterMyID() string { return e.cluster.myID }
@@ -549,14 +535,6 @@ func (e *Engine) rejectExecCrossSlot(s *Session, cmd *Command, w Writer, err err
 	e.ResetTransaction(s)
 	e.CountError(err.Error())
 	w.Error(err.Error())
-}
-
-// redisMode is INFO's redis_mode and HELLO's mode.
-func (cs *clusterState) mode() string {
-	if cs.enabled {
-		return "cluster"
-	}
-	return "standalone"
 }
 
 func boolInt(b bool) int64 {

@@ -399,3 +399,30 @@ func infoKeyspace(b []byte, c *Call) []byte {
 	}
 	return b
 }
+
+// infoLocks is INFO's "# Locks" section.
+func infoLocks(b []byte, c *Call) []byte {
+	r := &c.E.locks
+	st := &r.stats
+	ms := func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+	keys, holders := r.heldCounts()
+	b = append(b, "# Locks\r\n"...)
+	b = infoInt(b, "locks_held", int64(keys))
+	b = infoInt(b, "lock_holders", int64(holders))
+	b = infoInt(b, "locks_granted", st.granted.Load())
+	b = infoInt(b, "queue_grants", st.queueGrants.Load())
+	b = infoInt(b, "wait_timeouts", st.waitTimeouts.Load())
+	b = infoInt(b, "wait_aborts", st.waitAborts.Load())
+	b = infoInt(b, "abandoned_grants", st.abandoned.Load())
+	b = infoInt(b, "session_releases", st.sessionReleases.Load())
+	b = infoInt(b, "sessions", int64(r.sessionCount()))
+	b = infoInt(b, "session_expiries", st.sessionExpiries.Load())
+	b = infoInt(b, "current_waiters", int64(r.waiting()))
+	b = infoLine(b, "wait_time_p50_ms", ms(st.waitTime.quantile(0.50)))
+	b = infoLine(b, "wait_time_p99_ms", ms(st.waitTime.quantile(0.99)))
+	b = infoInt(b, "expiry_handovers", st.expiryHandovers.Load())
+	b = infoLine(b, "expiry_handover_late_p50_ms", ms(st.lateness.quantile(0.50)))
+	b = infoLine(b, "expiry_handover_late_p99_ms", ms(st.lateness.quantile(0.99)))
+	b = infoInt(b, "lock_delay", r.delayMs.Load())
+	return b
+}

@@ -22,19 +22,6 @@ import (
 // HISTOGRAM is fed with every command, threshold or not, as Redis's
 // latency-tracking (default yes) does.
 
-const latencyTSLen = 160
-
-type latencySample struct {
-	time    int64 // unix seconds
-	latency int64 // ms
-}
-
-type latencySeries struct {
-	idx     int
-	max     int64
-	samples [latencyTSLen]latencySample
-}
-
 func latencyCommands() []*Command {
 	return []*Command{{
 		Name: "latency",

@@ -19,11 +19,6 @@ var (
 	errShutdownFailed = replyError("ERR Errors trying to SHUTDOWN. Check logs.")
 )
 
-// ShutdownFlags are SHUTDOWN's options, passed to Config.Shutdown.
-type ShutdownFlags struct {
-	NoSave, Save, Now, Force bool
-}
-
 func shutdownCommands() []*Command {
 	return []*Command{
 		{Name: "shutdown", Handler: cmdShutdown},

@@ -1,7 +1,5 @@
 package engine
 
-import "strconv"
-
 // SLOWLOG GET [count] | LEN | RESET | HELP, fed by afterCall (ops.go)
 // with every command that took slowlog-log-slower-than microseconds or
 // more (-1: none, 0: all), except those flagged skip_slowlog. The log
@@ -19,15 +17,6 @@ const (
 	slowlogMaxArgc = 32
 	slowlogMaxArg  = 128
 )
-
-type slowEntry struct {
-	id       int64
-	time     int64
-	duration int64
-	argv     []string
-	peer     string
-	name     string
-}
 
 func slowlogCommands() []*Command {
 	return []*Command{{
@@ -58,39 +47,6 @@ var slowlogHelp = []string{
 
 func cmdSlowlogHelp(c *Call) { WriteHelp(c.W, slowlogHelp) }
 
-// slowlogPush records a command that ran for us microseconds.
-func (e *Engine) slowlogPush(c *Call, us int64) {
-	argv := c.argv()
-	n := min(len(argv), slowlogMaxArgc)
-	ent := slowEntry{
-		time:     e.Clock.Now().Unix(),
-		duration: us,
-		argv:     make([]string, n),
-		peer:     peerID(c.S),
-	}
-	if c.S.Kind != KindScript {
-		ent.name = c.S.Name()
-	}
-	for j := 0; j < n; j++ {
-		a := argv[j]
-		switch {
-		case n != len(argv) && j == n-1:
-			ent.argv[j] = "... (" + strconv.Itoa(len(argv)-n+1) + " more arguments)"
-		case len(a) > slowlogMaxArg:
-			ent.argv[j] = string(a[:slowlogMaxArg]) + "... (" + strconv.Itoa(len(a)-slowlogMaxArg) + " more bytes)"
-		default:
-			ent.argv[j] = string(a)
-		}
-	}
-	o := &e.ops
-	o.slowMu.Lock()
-	ent.id = o.slowNextID
-	o.slowNextID++
-	o.slowlog = append(o.slowlog, ent)
-	o.trimSlowlog()
-	o.slowMu.Unlock()
-}
-
 // trimSlowlog drops the oldest entries past slowlog-max-len; slowMu held.
 func (o *opsState) trimSlowlog() {
 	if max := o.slowMax.Load(); int64(len(o.slowlog)) > max {
@@ -98,14 +54,6 @@ func (o *opsState) trimSlowlog() {
 		clear(o.slowlog[:drop])
 		o.slowlog = append(o.slowlog[:0], o.slowlog[drop:]...)
 	}
-}
-
-// setSlowlogMaxLen applies CONFIG SET slowlog-max-len at once.
-func (o *opsState) setSlowlogMaxLen(n int64) {
-	o.slowMu.Lock()
-	o.slowMax.Store(n)
-	o.trimSlowlog()
-	o.slowMu.Unlock()
 }
 
 func cmdSlowlogGet(c *Call) {

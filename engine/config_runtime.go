@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/lockredis/lockredis/config"
 )
@@ -27,91 +25,6 @@ import (
 // value. Parameters nobody binds are kept here: the Start ones New reads
 // (databases, dir, appendonly...), those the assembler applies (port,
 // loglevel...) and the Kept ones.
-
-// settings is the Config an engine runs with: the parameters New builds
-// it from, resolved, next to the other fields.
-type settings struct {
-	Config
-	Databases      int
-	RequirePass    string
-	ACLFile        string
-	Dir            string
-	AppendOnly     bool
-	AppendFsync    string
-	AppendFilename string
-	RestartFence   string
-	MaxLockTTL     time.Duration
-	Cluster        bool
-}
-
-// newSettings checks cfg's parameters against the spec and resolves
-// those New builds the engine from.
-func newSettings(cfg Config) (settings, *config.Settings, error) {
-	given, err := config.FromMap(cfg.Params)
-	if err != nil {
-		return settings{}, nil, err
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = NewClock()
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, string, ...any) {}
-	}
-	ttl, _ := time.ParseDuration(given.Value("max-lock-ttl"))
-	return settings{
-		Config:         cfg,
-		Databases:      int(given.Int("databases")),
-		RequirePass:    given.Value("requirepass"),
-		ACLFile:        given.Value("aclfile"),
-		Dir:            given.Value("dir"),
-		AppendOnly:     given.Bool("appendonly"),
-		AppendFsync:    given.Value("appendfsync"),
-		AppendFilename: given.Value("appendfilename"),
-		RestartFence:   given.Value("restart-fence"),
-		MaxLockTTL:     ttl,
-		Cluster:        given.Bool("cluster-enabled"),
-	}, given, nil
-}
-
-// ParamHook is how CONFIG SET reaches a parameter the assembler applies
-// (the server's port): Get reads the value in force (nil: the value last
-// set), Apply makes a checked, normalized value take effect or says why
-// it cannot, in which case the whole CONFIG SET is undone. CONFIG SET
-// applies every value it is given, the value in force too. Apply is not
-// called at start: the assembler applied the value it passed in Params.
-type ParamHook struct {
-	Get   func() string
-	Apply func(value string) error
-}
-
-// paramBinding is how the part that owns a parameter reads and applies it.
-type paramBinding struct {
-	// get is the value in force, as CONFIG GET writes it; nil: the value
-	// last applied.
-	get func() string
-	// check checks a Custom value and normalizes it; for the other kinds
-	// it refuses a valid value the part cannot take. why is "" if fine.
-	check func(v string) (norm, why string)
-	// apply makes a checked value take effect.
-	apply func(v string) error
-	// rewrite writes the config lines of the value in force (CONFIG
-	// REWRITE); nil: "name value". force false: no line is added to a
-	// file that has none.
-	rewrite func() (lines []string, force bool)
-	// runtimeOnly: apply is not called at start (ParamHook).
-	runtimeOnly bool
-}
-
-// configState is the configuration at runtime: the bindings, the values
-// of unbound parameters, and which parameters CONFIG SET changed.
-type configState struct {
-	set      sync.Mutex // one CONFIG SET at a time
-	mu       sync.Mutex // vals, changed
-	bindings map[string]*paramBinding
-	vals     map[string]string // unbound parameters, and bound ones without get
-	changed  map[string]bool
-	rewrite  sync.Mutex // serializes CONFIG REWRITEs
-}
 
 // bindParam registers how a part applies a parameter (by its spec name).
 func (e *Engine) bindParam(name string, b paramBinding) {
@@ -214,21 +127,6 @@ func (e *Engine) applyParam(p *config.Param, v string) error {
 		s.mu.Unlock()
 	}
 	return nil
-}
-
-func (s *configState) markChanged(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed == nil {
-		s.changed = make(map[string]bool)
-	}
-	s.changed[name] = true
-}
-
-func (s *configState) isChanged(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.changed[name]
 }
 
 // rewriteSignature marks where CONFIG REWRITE appends, as Redis's does.

@@ -194,26 +194,6 @@ func (e *Engine) dispatchScript(s *Session, tx *Tx, args [][]byte, w Writer) {
 	}
 }
 
-// reject answers a command refused before it ran, as Redis's rejectCommand:
-// it counts as a rejected call of cmd (when there is one) and an error
-// reply; inside MULTI it dooms the transaction (EXECABORT); a refused EXEC
-// discards the transaction and says why (execCommandAbort).
-func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
-	if cmd != nil {
-		e.tally.of(cmd).stats.rejected.Add(1)
-	}
-	msg := err.Error()
-	if cmd != nil && cmd == e.execCmd {
-		e.ops.feedMonitorsNow(s, args) // Redis's execCommandAbort
-		e.ResetTransaction(s)
-		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
-	} else {
-		s.FailMulti()
-	}
-	e.CountError(msg)
-	w.Error(msg)
-}
-
 // run executes a checked command in its own transaction (tx nil) or in the
 // running one, unless the command touches no key.
 func (e *Engine) run(s *Session, tx *Tx, cmd *Command, args [][]byte, w Writer, start time.Time) {
@@ -312,16 +292,6 @@ func (e *Engine) rememberRead(c *Call) {
 	e.tracker.rememberCall(c.Tx, s, cmd, args)
 }
 
-// countingWriter passes a command's reply through and counts its error
-// replies in the engine's error statistics (INFO errorstats) and in the
-// command's failed calls.
-type countingWriter struct {
-	Writer
-	e      *Engine
-	errors int
-	failed bool // an error reply already counted elsewhere (ErrorCounted)
-}
-
 func (w *countingWriter) Error(msg string) {
 	w.errors++
 	w.e.CountError(msg)
@@ -372,21 +342,4 @@ func unknownCommandOrSubcommand(t *Table, args [][]byte) error {
 		return ErrUnknownSubcommand(string(args[1]), strings.ToUpper(cmd.Name))
 	}
 	return unknownCommand(args)
-}
-
-// serveBlocked runs the command of a blocked client inside the transaction
-// that gave its key data, in the database it blocked in. Its call was
-// counted when it blocked, as Redis counts a blocked command once, when it
-// is served.
-func (e *Engine) serveBlocked(tx *Tx, s *Session, db int, cmd *Command, args [][]byte, key []byte, w Writer) {
-	tx.DB = db
-	c := tx.pushCall()
-	*c = Call{E: e, S: s, W: w, Args: args, Cmd: cmd, Tx: tx, served: key}
-	// The restart fence holds for a served waiter too: a lock handed over
-	// (LOCK.ACQUIRE WAIT) or a BLMOVE destination would create a key the
-	// fence must refuse; the waiter gets the fence's TRYAGAIN instead.
-	if !e.fenceRefuses(tx, cmd, args, w) {
-		cmd.Handler(c)
-	}
-	tx.popCall()
 }

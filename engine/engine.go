@@ -14,9 +14,6 @@ import (
 	"github.com/lockredis/lockredis/keyspace"
 )
 
-// Version is the Redis version lockredis reports (INFO, HELLO).
-const Version = "7.0.15"
-
 // New opens the keyspace, loads it and starts the expiry sweeper: Open
 // and Load in one call.
 func New(cfg Config) (*Engine, error) {
@@ -132,24 +129,6 @@ func (e *Engine) Close() error {
 // SetPublisher connects PUBLISH to a pub/sub implementation.
 func (e *Engine) SetPublisher(p Publisher) { e.publisher = p }
 
-// Do runs fn in a transaction on database db: exclusive when write is set,
-// shared otherwise. A panic in fn rolls the transaction back and is
-// re-raised after the engine lock is released.
-func (e *Engine) Do(write bool, db int, fn func(tx *Tx)) {
-	e.do(e.getTx(), write, db, fn)
-}
-
-// getTx takes a transaction from the keyspace's pool, with its command
-// context (tx.go).
-func (e *Engine) getTx() *Tx { return e.ks.Get().Hooks().(*Tx) }
-
-// do runs tx (from getTx) with the body fn (keyspace.Store.Run says in
-// what order the hooks of tx.go run around it).
-func (e *Engine) do(tx *Tx, write bool, db int, fn func(tx *Tx)) {
-	tx.body = fn
-	e.ks.Run(tx.Tx, write, db, nil)
-}
-
 // Register adds commands to the table.
 func (e *Engine) Register(cmds ...*Command) { e.Table.Register(cmds...) }
 
@@ -173,22 +152,4 @@ func (e *Engine) RemoveSession(s *Session) {
 	e.clientsMu.Lock()
 	delete(e.clients, s.ID)
 	e.clientsMu.Unlock()
-}
-
-// BlockedClients is the number of clients waiting in a blocking command.
-func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }
-
-// NeedsAuth reports whether s must authenticate before running commands.
-// As Redis's authRequired: a session must log in while the default user
-// has a password or is off, and a session whose user was deleted must log
-// in again (it is being closed).
-func (e *Engine) NeedsAuth(s *Session) bool {
-	if u := s.user.Load(); u != nil && u.deleted.Load() {
-		return true
-	}
-	if s.Authenticated {
-		return false
-	}
-	r := e.acl.def.load()
-	return r.flags&userNopass == 0 || r.flags&userOff != 0
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,24 +51,6 @@ const (
 // engine holds (135 KB measured with runtime.MemStats.HeapAlloc after a
 // GC).
 const engineBaseMemory = 128 << 10
-
-// guards is the engine's state behind these checks.
-type guards struct {
-	busyScripts   atomic.Int32 // running scripts past the threshold
-	busyThreshold atomic.Int64 // ms
-	hardLimit     atomic.Int64 // ms, 0: never stopped
-	maxMemory     atomic.Int64 // bytes, 0: no limit
-	minReplicas   atomic.Int64 // min-replicas-to-write
-	maxLag        atomic.Int64 // min-replicas-max-lag, s
-	// gate: scripts holding the exclusive transaction, and the commands
-	// waiting for one to end or turn busy (waitForScript).
-	scriptsRunning atomic.Int32
-	gateMu         sync.Mutex
-	gateWake       chan struct{} // closed when a script ends or turns busy
-	// scriptFlags gives EVAL's effective flags for a script that declares
-	// them (Redis's evalGetCommandFlags); nil until luasvc registers.
-	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
-}
 
 // bindGuardParams binds the limits kept here: script run times in ms,
 // maxmemory in bytes, the replicas writes need.
@@ -339,4 +320,11 @@ func (e *Engine) loadingRefusal(cmd *Command) error {
 		return nil
 	}
 	return errLoading
+}
+
+// SetFunctionBusy is SetScriptBusy for a function (FCALL): other clients
+// are told to use FUNCTION KILL rather than SCRIPT KILL.
+func (e *Engine) SetFunctionBusy(on bool) {
+	e.functions.running(on)
+	e.SetScriptBusy(on)
 }

@@ -34,23 +34,6 @@ import (
 // sessionKeyPrefix names session keys in database 0.
 const sessionKeyPrefix = "lockredis:session:"
 
-// lockSession is the index of one session key.
-type lockSession struct {
-	id       string
-	client   int64 // a connection's session: its client id; 0 for a named one
-	ttl      int64
-	delay    int64
-	expireAt int64
-	locks    map[holderKey]sessionLock
-}
-
-// sessionLock is one lock of a session.
-type sessionLock struct {
-	token uint64
-	ttl   int64 // the lock's TTL, restored by RENEW
-	delay int64
-}
-
 // isSessionKey reports whether k names a session key.
 func isSessionKey(k dbKey) bool {
 	return k.db == 0 && strings.HasPrefix(k.key, sessionKeyPrefix)

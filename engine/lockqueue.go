@@ -2,9 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -52,117 +49,6 @@ var errNoSession = replyError("ERR no such session")
 // the semaphore's holders did.
 func errPermitsDiffer(n int64) error {
 	return fmt.Errorf("ERR PERMITS differs from the %d the holders of this semaphore named", n)
-}
-
-// lockMode is what a request asks for on each of its keys.
-type lockMode uint8
-
-const (
-	modeExclusive lockMode = iota
-	modeShared
-	modePermits
-)
-
-func (m lockMode) String() string {
-	switch m {
-	case modeShared:
-		return "shared"
-	case modePermits:
-		return "permits"
-	}
-	return "exclusive"
-}
-
-// lockRequest is a parsed LOCK.ACQUIRE or LOCK.ACQUIREALL.
-type lockRequest struct {
-	keys     [][]byte
-	owner    string
-	ttl      int64
-	mode     lockMode
-	permits  int64 // modePermits
-	wait     bool
-	waitMs   int64
-	sessID   string // SESSIONID: a named session's id
-	connSess bool   // SESSION: the connection's own session
-	delayMs  int64  // LOCKDELAY, or the default
-	all      bool   // LOCK.ACQUIREALL: the reply is an array
-}
-
-// lockWaiter is a parked request.
-type lockWaiter struct {
-	req   lockRequest
-	db    int
-	keys  []dbKey
-	b     *Blocked
-	sess  *Session
-	since time.Time
-	// grants are what serving it gave, to undo if its client left.
-	grants []holderKey
-	tokens []uint64
-}
-
-// holderKey names one holder of one lock.
-type holderKey struct {
-	db    int
-	key   string
-	owner string
-}
-
-// lockRegistry is one engine's lock bookkeeping, behind mu (taken under
-// the engine lock, never the other way round, and never held while
-// calling into a transaction).
-type lockRegistry struct {
-	e       *Engine
-	delayMs atomic.Int64 // lock-delay: LOCKDELAY's default
-
-	mu      sync.Mutex
-	queues  map[dbKey][]*lockWaiter // waiters per key, in arrival order
-	waiters int
-	// held are the locks LOCK.ACQUIRE granted, while they last, with
-	// when: LOCK.INFO's acquired_at and INFO's locks_held. Bookkeeping
-	// only: the locks themselves are their keys.
-	held map[dbKey]map[string]grantInfo
-	// spareHeld are emptied maps of held, reused by the next grant: a
-	// lock acquired and released makes no garbage (at most maxSpareHeld).
-	spareHeld []map[string]grantInfo
-	timers    map[dbKey]*lockTimer
-	// Sessions (lock_session.go): each is a key; these index them.
-	sessions  map[string]*lockSession // by id
-	connSess  map[*Session]string     // a connection's SESSION session
-	sessionOf map[holderKey]string    // which session holds a lock
-	listening bool                    // holds one count of e.listening
-
-	// closeMu keeps a firing timer's transaction and Close apart.
-	closeMu sync.RWMutex
-	closed  bool
-
-	stats lockStats
-}
-
-// grantInfo is what the registry remembers of a grant.
-type grantInfo struct {
-	token      uint64
-	acquiredMs int64
-}
-
-// lockTimer runs a write transaction at a key's next deadline.
-type lockTimer struct {
-	at int64 // unix ms
-	t  *time.Timer
-}
-
-// lockStats are INFO locks' counters.
-type lockStats struct {
-	granted         atomic.Int64 // grants, at once or from the queue
-	queueGrants     atomic.Int64 // grants to a waiter
-	waitTimeouts    atomic.Int64 // waits that ran out of time
-	waitAborts      atomic.Int64 // waits ended by a disconnect, a shutdown, CLIENT UNBLOCK
-	abandoned       atomic.Int64 // grants undone because the waiter had left
-	sessionReleases atomic.Int64 // locks released by the end of their session
-	sessionExpiries atomic.Int64 // sessions ended by their TTL
-	expiryHandovers atomic.Int64 // grants made by a deadline timer
-	waitTime        histogram    // from parking to grant
-	lateness        histogram    // from a lock's deadline to the timer's grant
 }
 
 func (r *lockRegistry) init(e *Engine) {
@@ -854,44 +740,10 @@ func (r *lockRegistry) heldCounts() (keys, holders int) {
 	return len(r.held), holders
 }
 
-// infoLocks is INFO's "# Locks" section.
-func infoLocks(b []byte, c *Call) []byte {
-	r := &c.E.locks
-	st := &r.stats
-	ms := func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
-	keys, holders := r.heldCounts()
-	b = append(b, "# Locks\r\n"...)
-	b = infoInt(b, "locks_held", int64(keys))
-	b = infoInt(b, "lock_holders", int64(holders))
-	b = infoInt(b, "locks_granted", st.granted.Load())
-	b = infoInt(b, "queue_grants", st.queueGrants.Load())
-	b = infoInt(b, "wait_timeouts", st.waitTimeouts.Load())
-	b = infoInt(b, "wait_aborts", st.waitAborts.Load())
-	b = infoInt(b, "abandoned_grants", st.abandoned.Load())
-	b = infoInt(b, "session_releases", st.sessionReleases.Load())
-	b = infoInt(b, "sessions", int64(r.sessionCount()))
-	b = infoInt(b, "session_expiries", st.sessionExpiries.Load())
-	b = infoInt(b, "current_waiters", int64(r.waiting()))
-	b = infoLine(b, "wait_time_p50_ms", ms(st.waitTime.quantile(0.50)))
-	b = infoLine(b, "wait_time_p99_ms", ms(st.waitTime.quantile(0.99)))
-	b = infoInt(b, "expiry_handovers", st.expiryHandovers.Load())
-	b = infoLine(b, "expiry_handover_late_p50_ms", ms(st.lateness.quantile(0.50)))
-	b = infoLine(b, "expiry_handover_late_p99_ms", ms(st.lateness.quantile(0.99)))
-	b = infoInt(b, "lock_delay", r.delayMs.Load())
-	return b
-}
-
-// resetStats zeroes the counters (CONFIG RESETSTAT).
-func (st *lockStats) reset() {
-	for _, v := range []*atomic.Int64{&st.granted, &st.queueGrants, &st.waitTimeouts, &st.waitAborts,
-		&st.abandoned, &st.sessionReleases, &st.sessionExpiries, &st.expiryHandovers} {
-		v.Store(0)
-	}
-	st.waitTime.reset()
-	st.lateness.reset()
-}
-
 // bindLockParams binds lock-delay (ms), LOCK.ACQUIRE LOCKDELAY's default.
 func (e *Engine) bindLockParams() {
 	e.bindParam("lock-delay", intParam(&e.locks.delayMs))
 }
+
+// BlockedClients is the number of clients waiting in a blocking command.
+func (e *Engine) BlockedClients() int { return e.blocks.Waiting() + e.locks.waiting() }

@@ -1,6 +1,9 @@
 package engine
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // MONITOR: a connection that runs it receives one line per command that
 // ran, in Redis's format:
@@ -161,4 +164,48 @@ func (o *opsState) feedMonitorsNow(s *Session, args [][]byte) {
 	if o.monCount.Load() > 0 {
 		o.feedMonitors(s, s.DB, args)
 	}
+}
+
+// peerID is Redis's getClientPeerId: the address of a connection, "?:0"
+// for a client without one (a script's).
+func peerID(s *Session) string {
+	if a := s.Addr(); a != "" {
+		return a
+	}
+	return "?:0"
+}
+
+// unixMicros formats t as Redis's "%ld.%06ld" seconds.microseconds.
+func unixMicros(buf []byte, t time.Time) []byte {
+	us := t.UnixMicro()
+	buf = strconv.AppendInt(buf, us/1e6, 10)
+	buf = append(buf, '.')
+	frac := strconv.AppendInt(nil, us%1e6, 10)
+	for i := len(frac); i < 6; i++ {
+		buf = append(buf, '0')
+	}
+	return append(buf, frac...)
+}
+
+// Redact hides argument i of the running command from MONITOR and the
+// slow log, as Redis's redactClientCommandArgument (AUTH, HELLO AUTH).
+func (c *Call) Redact(i int) {
+	if i <= 0 || i >= len(c.Args) {
+		return
+	}
+	if c.redacted == nil {
+		c.redacted = make([][]byte, len(c.Args))
+		copy(c.redacted, c.Args)
+	}
+	c.redacted[i] = redactedArg
+}
+
+var redactedArg = []byte("(redacted)")
+
+// argv is the command as MONITOR and the slow log show it.
+func (c *Call) argv() [][]byte {
+	if c.redacted != nil {
+		return c.redacted
+	}
+	return c.Args
 }

@@ -3,8 +3,6 @@ package engine
 import (
 	"runtime/metrics"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -13,30 +11,6 @@ import (
 // and per-command latency histograms (cmd_latency.go), and the MONITOR
 // feed (monitor.go). Dispatch's call() calls afterCall once per command
 // run; everything else lives in these files.
-
-// opsState is an engine's slow log, latency monitor and monitors.
-type opsState struct {
-	slowerThan atomic.Int64 // slowlog-log-slower-than, µs; < 0: off
-	slowMax    atomic.Int64 // slowlog-max-len
-	slowMu     sync.Mutex
-	slowlog    []slowEntry // oldest first
-	slowNextID int64
-
-	latThreshold atomic.Int64 // latency-monitor-threshold, ms; 0: off
-	latMu        sync.Mutex
-	latEvents    map[string]*latencySeries
-
-	monMu    sync.Mutex
-	monitors []*Session
-	monCount atomic.Int32
-
-	shuttingDown atomic.Bool  // SHUTDOWN accepted (cmd_shutdown.go)
-	startupAlloc int64        // heap allocated when the engine started (MEMORY STATS)
-	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
-	debugMode    string       // enable-debug-command: no, yes, local
-	moduleMode   string       // enable-module-command: no, yes, local
-	clock        *Clock       // the engine's: MONITOR's timestamps
-}
 
 // heapAlloc is MemStats.HeapAlloc, read without stopping the world
 // (ReadMemStats does: too slow for every embedded server's start).
@@ -98,92 +72,43 @@ func (e *Engine) afterCall(c *Call, d time.Duration) {
 	e.tally.of(c.Cmd).hist.add(d)
 }
 
-// Redact hides argument i of the running command from MONITOR and the
-// slow log, as Redis's redactClientCommandArgument (AUTH, HELLO AUTH).
-func (c *Call) Redact(i int) {
-	if i <= 0 || i >= len(c.Args) {
-		return
+// slowlogPush records a command that ran for us microseconds.
+func (e *Engine) slowlogPush(c *Call, us int64) {
+	argv := c.argv()
+	n := min(len(argv), slowlogMaxArgc)
+	ent := slowEntry{
+		time:     e.Clock.Now().Unix(),
+		duration: us,
+		argv:     make([]string, n),
+		peer:     peerID(c.S),
 	}
-	if c.redacted == nil {
-		c.redacted = make([][]byte, len(c.Args))
-		copy(c.redacted, c.Args)
+	if c.S.Kind != KindScript {
+		ent.name = c.S.Name()
 	}
-	c.redacted[i] = redactedArg
+	for j := 0; j < n; j++ {
+		a := argv[j]
+		switch {
+		case n != len(argv) && j == n-1:
+			ent.argv[j] = "... (" + strconv.Itoa(len(argv)-n+1) + " more arguments)"
+		case len(a) > slowlogMaxArg:
+			ent.argv[j] = string(a[:slowlogMaxArg]) + "... (" + strconv.Itoa(len(a)-slowlogMaxArg) + " more bytes)"
+		default:
+			ent.argv[j] = string(a)
+		}
+	}
+	o := &e.ops
+	o.slowMu.Lock()
+	ent.id = o.slowNextID
+	o.slowNextID++
+	o.slowlog = append(o.slowlog, ent)
+	o.trimSlowlog()
+	o.slowMu.Unlock()
 }
 
-var redactedArg = []byte("(redacted)")
-
-// argv is the command as MONITOR and the slow log show it.
-func (c *Call) argv() [][]byte {
-	if c.redacted != nil {
-		return c.redacted
-	}
-	return c.Args
-}
-
-// peerID is Redis's getClientPeerId: the address of a connection, "?:0"
-// for a client without one (a script's).
-func peerID(s *Session) string {
-	if a := s.Addr(); a != "" {
-		return a
-	}
-	return "?:0"
-}
-
-// histBuckets are the buckets of a command's latency histogram: bucket k
-// holds durations up to 2^(10+k) ns, the reporting levels of Redis's
-// hdr_iter_log_init(1024, 2); durations past 2^30 ns (about 1 s) land in
-// the last one, as Redis caps them at 1 s.
-const histBuckets = 21
-
-// latencyHist is one command's latency histogram (LATENCY HISTOGRAM).
-type latencyHist struct {
-	counts [histBuckets]atomic.Int64
-}
-
-func (h *latencyHist) add(d time.Duration) {
-	ns := d.Nanoseconds()
-	k := 0
-	for k < histBuckets-1 && ns > histEdge(k) {
-		k++
-	}
-	h.counts[k].Add(1)
-}
-
-// histEdge is the largest duration (ns) bucket k holds: the highest value
-// hdr_histogram (2 significant figures) reports for the level 2^(10+k).
-func histEdge(k int) int64 { return 1<<(10+k) + 1<<(3+k) - 1 }
-
-func (h *latencyHist) reset() {
-	for i := range h.counts {
-		h.counts[i].Store(0)
-	}
-}
-
-func (h *latencyHist) total() int64 {
-	var n int64
-	for i := range h.counts {
-		n += h.counts[i].Load()
-	}
-	return n
-}
-
-// unixMicros formats t as Redis's "%ld.%06ld" seconds.microseconds.
-func unixMicros(buf []byte, t time.Time) []byte {
-	us := t.UnixMicro()
-	buf = strconv.AppendInt(buf, us/1e6, 10)
-	buf = append(buf, '.')
-	frac := strconv.AppendInt(nil, us%1e6, 10)
-	for i := len(frac); i < 6; i++ {
-		buf = append(buf, '0')
-	}
-	return append(buf, frac...)
-}
-
-// logClientKill logs a connection CLIENT KILL closes, naming it the way
-// CLIENT LIST does and the client that asked. (Redis 7.0 logs nothing
-// here; the line follows its log format.)
-func (e *Engine) logClientKill(killed ClientInfo, by *Session) {
-	e.Logf("notice", "Client id=%d addr=%s laddr=%s name=%s killed by CLIENT KILL from id=%d addr=%s",
-		killed.ID, killed.Addr, killed.LAddr, killed.Name, by.ID, peerID(by))
+// setSlowlogMaxLen applies CONFIG SET slowlog-max-len at once.
+func (o *opsState) setSlowlogMaxLen(n int64) {
+	o.slowMu.Lock()
+	o.slowMax.Store(n)
+	o.trimSlowlog()
+	o.slowMu.Unlock()
 }

@@ -1,20 +1,12 @@
 package engine
 
 import (
-	"sync"
 	"time"
 )
 
 // Pausing holds client commands back without closing connections, as
 // CLIENT PAUSE does: a node that stops answering, for Redlock tests and for
 // operators. Commands wait at the connection before they run.
-
-type pauseState struct {
-	mu        sync.Mutex
-	until     time.Time // zero: not paused
-	writeOnly bool
-	changed   chan struct{} // closed and replaced when the pause changes
-}
 
 // Pause holds commands back for d (writes only if writeOnly; d <= 0 means
 // until Unpause). A longer or stronger pause replaces a shorter one.

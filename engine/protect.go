@@ -2,26 +2,8 @@ package engine
 
 import (
 	"net"
-	"sync/atomic"
 	"time"
 )
-
-// netParams are the settings that protect the server and bound its
-// connections (protected-mode, timeout, tcp-keepalive,
-// client-query-buffer-limit). The engine owns them because CONFIG GET and
-// CONFIG SET must see and change the values the connection layer (resp/)
-// applies; resp/ reads them at accept time, for every command and from
-// its cron.
-type netParams struct {
-	protectedMode atomic.Bool
-	idleTimeout   atomic.Int64 // timeout, seconds; 0 never
-	keepAlive     atomic.Int64 // tcp-keepalive, seconds; 0 off
-	queryLimit    atomic.Int64 // client-query-buffer-limit, bytes
-	// lastAttackLog is the unix second of the last cross-protocol
-	// warning: Redis logs it at most once a minute so that an attacker
-	// cannot flood the log.
-	lastAttackLog atomic.Int64
-}
 
 // bindNetParams binds the connection settings.
 func (e *Engine) bindNetParams() {

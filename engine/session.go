@@ -196,24 +196,6 @@ type ClientInfo struct {
 	MultiMem            int64 // multi-mem: the queued commands' bytes
 }
 
-// ConnStats are the figures of a client's connection that CLIENT LIST
-// shows, measured by the connection's owner (resp/) and read from any
-// goroutine. Redis's names are in the comments; the sizes are of
-// lockredis's own buffers, so they differ from redis-server's figures
-// while meaning the same thing.
-type ConnStats struct {
-	FD           int   // fd: the socket's descriptor
-	QueryBuf     int64 // qbuf: input read and not yet run, the running command included
-	QueryBufFree int64 // qbuf-free: room left in the input buffer
-	ArgvMem      int64 // argv-mem: the running (or blocked) command's argument bytes
-	ArgvLen      int   // its number of arguments
-	ReplyBufSize int64 // rbs: the reply buffer's size
-	ReplyBufPeak int64 // rbp: the largest reply it held lately
-	ReplyPending int64 // obl, oll, omem: replies not yet taken by the socket
-	Writing      bool  // events: w while replies wait for the socket
-	ConnMem      int64 // the connection's own structures (part of tot-mem)
-}
-
 // SetConnStats sets how CLIENT LIST reads the connection's figures (fd,
 // qbuf, argv-mem, rbs, omem...); f must be safe to call from any
 // goroutine. Without it they read as for a client without a socket.

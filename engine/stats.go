@@ -4,41 +4,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Command and error statistics, kept as Redis 7.0 keeps them for INFO
 // commandstats and INFO errorstats, and cleared by CONFIG RESETSTAT.
-
-// commandStats are one command's counters (Redis's redisCommand fields).
-// Several read-only commands may run at once, hence atomics.
-type commandStats struct {
-	calls    atomic.Int64 // runs of the handler
-	usec     atomic.Int64 // time spent in the handler
-	rejected atomic.Int64 // refused before running (rejectCommand)
-	failed   atomic.Int64 // ran and replied an error
-}
-
-func (st *commandStats) reset() {
-	st.calls.Store(0)
-	st.usec.Store(0)
-	st.rejected.Store(0)
-	st.failed.Store(0)
-}
-
-// errorStats count error replies by their prefix ("ERR", "WRONGTYPE"...).
-type errorStats struct {
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-// commandTally is the engine's INFO commandstats, LATENCY HISTOGRAM and
-// INFO errorstats: per-command counters by ACL id, and the error counts.
-type commandTally struct {
-	counters [aclFutureBit + 1]atomic.Pointer[cmdCounters]
-	errors   errorStats
-}
 
 // CountError records an error reply sent to a client: total_error_replies
 // and its prefix's count, as Redis's afterErrorReply. The prefix is the
@@ -68,16 +37,6 @@ func (e *Engine) CountError(msg string) {
 	es.mu.Unlock()
 }
 
-// cmdCounters are one command's counters in one engine: INFO
-// commandstats and LATENCY HISTOGRAM. They live in the engine, by the
-// command's ACL id, and not in the Command, which every engine shares
-// (builtinTable); each is made when its command is first counted, so an
-// idle server holds none.
-type cmdCounters struct {
-	stats commandStats
-	hist  latencyHist
-}
-
 // of returns cmd's counters, making them on first use.
 func (t *commandTally) of(cmd *Command) *cmdCounters {
 	p := &t.counters[cmd.aclID]
@@ -90,19 +49,6 @@ func (t *commandTally) of(cmd *Command) *cmdCounters {
 
 // peek returns cmd's counters, or nil when it was never counted.
 func (t *commandTally) peek(cmd *Command) *cmdCounters { return t.counters[cmd.aclID].Load() }
-
-// reset clears every command's counters and the error counts.
-func (t *commandTally) reset() {
-	for i := range t.counters {
-		if c := t.counters[i].Load(); c != nil {
-			c.stats.reset()
-			c.hist.reset()
-		}
-	}
-	t.errors.mu.Lock()
-	t.errors.counts = nil
-	t.errors.mu.Unlock()
-}
 
 // infoCommandstats writes one line per command that was called, rejected
 // or failed: cmdstat_<name>:calls=..,usec=..,usec_per_call=..,
@@ -169,4 +115,24 @@ func infoErrorstats(b []byte, c *Call) []byte {
 	}
 	es.mu.Unlock()
 	return b
+}
+
+// reject answers a command refused before it ran, as Redis's rejectCommand:
+// it counts as a rejected call of cmd (when there is one) and an error
+// reply; inside MULTI it dooms the transaction (EXECABORT); a refused EXEC
+// discards the transaction and says why (execCommandAbort).
+func (e *Engine) reject(s *Session, cmd *Command, args [][]byte, w Writer, err error) {
+	if cmd != nil {
+		e.tally.of(cmd).stats.rejected.Add(1)
+	}
+	msg := err.Error()
+	if cmd != nil && cmd == e.execCmd {
+		e.ops.feedMonitorsNow(s, args) // Redis's execCommandAbort
+		e.ResetTransaction(s)
+		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
+	} else {
+		s.FailMulti()
+	}
+	e.CountError(msg)
+	w.Error(msg)
 }

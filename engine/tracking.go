@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Client-side caching, as Redis 7.0's tracking.c: a tracking client is told
@@ -31,23 +29,6 @@ const trackingChannel = "__redis__:invalidate"
 
 // DefaultTrackingTableMaxKeys is Redis's tracking-table-max-keys default.
 const DefaultTrackingTableMaxKeys = 1000000
-
-// tracker is an engine's tracking table.
-type tracker struct {
-	e *Engine
-
-	clients atomic.Int32 // sessions with tracking on (INFO tracking_clients)
-	maxKeys atomic.Int64 // tracking-table-max-keys, 0: no limit
-
-	mu    sync.Mutex
-	keys  map[string]map[int64]struct{} // key -> ids of the clients that read it
-	items int64                         // ids over all keys (tracking_total_items)
-	// prefixes maps each BCAST prefix to the clients registered for it.
-	prefixes map[string]map[*Session]struct{}
-	// evictRounds counts the calls of limit that ended still over the
-	// limit: each one tries harder (Redis's timeout_counter).
-	evictRounds int
-}
 
 func (t *tracker) init(e *Engine) {
 	t.e = e

@@ -23,22 +23,6 @@ func (tx *Tx) GetType(key []byte, t Type) (Value, bool, error) {
 	return v, true, nil
 }
 
-// pushCall returns a Call for a command run inside this transaction, reused
-// across transactions; popCall releases it. Handlers do not keep their Call.
-func (tx *Tx) pushCall() *Call {
-	if tx.depth == len(tx.nested) {
-		tx.nested = append(tx.nested, new(Call))
-	}
-	c := tx.nested[tx.depth]
-	tx.depth++
-	return c
-}
-
-func (tx *Tx) popCall() {
-	tx.depth--
-	*tx.nested[tx.depth] = Call{}
-}
-
 // Hooks (keyspace.TxHooks).
 
 // Body runs the transaction's body.
@@ -115,4 +99,53 @@ func (tx *Tx) Reset() {
 	tx.readBy = nil
 	tx.readKeys = nil
 	tx.clientCall = nil
+}
+
+// notifyTouched runs at the end of a write transaction (Committing),
+// still under the engine lock, so that a listener's view (a dirty WATCH) is settled before
+// any other transaction starts.
+func (tx *Tx) notifyTouched() {
+	if len(tx.touched) == 0 && len(tx.quietTouched) == 0 {
+		return
+	}
+	tx.e.listenersMu.Lock()
+	ls := tx.e.listeners
+	tx.e.listenersMu.Unlock()
+	// Serving a blocked client changes keys too: walk the lists as they
+	// grow.
+	for i, j := 0, 0; i < len(tx.touched) || j < len(tx.quietTouched); {
+		if i < len(tx.touched) {
+			k := tx.touched[i]
+			i++
+			for _, l := range ls {
+				if !(l.acts && tx.Applying()) {
+					l.keyTouched(tx, k)
+				}
+			}
+			continue
+		}
+		k := tx.quietTouched[j]
+		j++
+		if !tx.Applying() {
+			tx.e.blocks.serve(tx, k)
+		}
+	}
+}
+
+// notifyFlush tells listeners that db (all if < 0) is about to be emptied.
+func (tx *Tx) notifyFlush(db int) {
+	if tx.e.tracker.active() {
+		tx.e.tracker.flushed(tx)
+	}
+	if tx.e.listening.Load() == 0 {
+		return
+	}
+	tx.e.listenersMu.Lock()
+	ls := tx.e.listeners
+	tx.e.listenersMu.Unlock()
+	for _, l := range ls {
+		if !(l.acts && tx.Applying()) {
+			l.dbFlushed(tx, db)
+		}
+	}
 }

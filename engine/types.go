@@ -9,16 +9,20 @@ import (
 	"github.com/lockredis/lockredis/keyspace"
 )
 
-// The types the engine's files share (Engine, its Config and Stats, Call,
-// Tx, Session) and their plain accessors. They are declared apart from
-// what gives them behaviour (engine.go opens and closes an Engine,
-// dispatch.go runs a Call, tx.go and session.go...), so that those files
-// sit on this one instead of pointing at each other.
+// The types the engine's files share (Engine, its Stats, Call, Tx,
+// Session, Command) and their plain accessors, with the state of the parts
+// that holds one of them (the lock registry, blocked clients, the tracker,
+// the ACL state, the guards, the ops state, the command table). They are
+// declared apart from what gives them behaviour (engine.go opens and
+// closes an Engine, dispatch.go runs a Call, tx.go, session.go,
+// lockqueue.go, blocking.go...), so that those files sit on this one
+// instead of pointing at each other; the part state that holds none of
+// them is in the files below (settings.go, lockstate.go, acl_user.go...).
 
 // Engine is one server's command layer over its keyspace. Many engines can
 // live in one process; they share nothing.
 type Engine struct {
-	cfg   settings // Config and the parameters it is built from (config_runtime.go)
+	cfg   settings // Config and the parameters it is built from (settings.go)
 	ks    *keyspace.Store
 	Clock *Clock
 	Table *Table
@@ -265,46 +269,6 @@ type Session struct {
 	monitoring atomic.Bool
 }
 
-// Config configures an Engine. Its parameters (databases, dir,
-// appendonly, timeout...) are Params, by their redis.conf names: the
-// config package's spec says what each takes and the engine checks them
-// as CONFIG SET does (config_runtime.go).
-type Config struct {
-	// Params are the parameters given at start, by name (a parameter not
-	// given takes the spec's default). An unknown name or a value the
-	// spec refuses fails New. Those the assembler applies (port, bind,
-	// tls-*, maxclients, loglevel...) are kept for CONFIG GET.
-	Params map[string]string
-	// Hooks are how CONFIG SET reaches the parameters the assembler
-	// applies at runtime (the server's port and bind).
-	Hooks map[string]ParamHook
-	// ConfigFile is the file CONFIG REWRITE writes (INFO's config_file);
-	// "" when the server started without one.
-	ConfigFile string
-	// Version is the assembler's own version, for INFO (lockredis_version).
-	Version string
-
-	Clock *Clock // default: a real clock
-	Path  string // buntdb file; "" keeps the keyspace in memory (unless appendonly)
-	Logf  func(level, format string, args ...any)
-
-	// Shutdown stops the server for SHUTDOWN (cmd_shutdown.go): whoever
-	// assembles the server sets it (cmd/lockredis exits with status 0, an
-	// embedded server closes itself). It must return at once and stop
-	// the server in the background: the SHUTDOWN connection is still
-	// being served. Nil: SHUTDOWN is refused.
-	Shutdown func(ShutdownFlags)
-
-	// OnConfigSet, when set, is told of every parameter CONFIG SET
-	// changed (name, normalized value), after the engine applied it: the
-	// assembler applies those it owns (loglevel).
-	OnConfigSet func(name, value string)
-
-	// Restore, for an in-memory keyspace, is the content it starts with:
-	// an earlier engine's Snapshot (snapshot.go).
-	Restore *Snapshot
-}
-
 // Publisher delivers PUBLISH messages. The engine counts receivers while
 // the command runs and delivers after the transaction commits.
 type Publisher interface {
@@ -423,13 +387,6 @@ func (e *Engine) SetFunctionCount(fn func() FunctionCounts) { e.functions.count.
 
 func (e *Engine) functionCount() FunctionCounts { return e.functions.counts() }
 
-// SetFunctionBusy is SetScriptBusy for a function (FCALL): other clients
-// are told to use FUNCTION KILL rather than SCRIPT KILL.
-func (e *Engine) SetFunctionBusy(on bool) {
-	e.functions.running(on)
-	e.SetScriptBusy(on)
-}
-
 // keyRef is a key's position in the command line and its access flags.
 type keyRef struct {
 	pos   int
@@ -438,3 +395,268 @@ type keyRef struct {
 
 // ClusterEnabled reports whether the server emulates a cluster.
 func (e *Engine) ClusterEnabled() bool { return e.cluster.enabled }
+
+// aclState is the server's users, their rules and the ACL log: state of
+// its own, which the dispatcher consults (acl_check.go) and ACL's
+// commands change (cmd_acl.go). It knows the command table (rules name
+// commands and categories) and, to disconnect a deleted user's clients,
+// how to list the sessions and their subscriptions; nothing else of the
+// engine.
+type aclState struct {
+	mu    sync.RWMutex // users; writers also serialize SETUSER/DELUSER/LOAD
+	users map[string]*User
+	def   *User
+
+	logMu  sync.Mutex
+	log    []*aclLogEntry // newest first
+	logMax int
+
+	table     func() *Table // the engine's: registerBuiltins replaces it
+	sessions  func() []*Session
+	publisher func() Publisher
+	logf      func(level, format string, args ...any)
+}
+
+// Table is the command table.
+type Table struct {
+	// base is the builtin table an engine's table extends (builtinTable):
+	// shared by every engine and never changed. cmds holds what was
+	// registered here; shadow is set once one of those has a name base
+	// has too, so that lookups look here first.
+	base   *Table
+	cmds   map[string]*Command
+	shadow bool
+
+	// ACL command ids, kept by full name so that a command registered
+	// again keeps its bit, and every command and subcommand in the order
+	// ACL rules walk them (acl.go).
+	aclIDs map[string]int
+	// aclList is built on first use after a Register (aclCommands): a
+	// server registers its families one call at a time, and rebuilding
+	// the sorted list after each made starting an embedded server slow.
+	aclMu    sync.Mutex
+	aclList  []*Command
+	aclStale bool
+}
+
+// guards is the engine's state behind these checks.
+type guards struct {
+	busyScripts   atomic.Int32 // running scripts past the threshold
+	busyThreshold atomic.Int64 // ms
+	hardLimit     atomic.Int64 // ms, 0: never stopped
+	maxMemory     atomic.Int64 // bytes, 0: no limit
+	minReplicas   atomic.Int64 // min-replicas-to-write
+	maxLag        atomic.Int64 // min-replicas-max-lag, s
+	// gate: scripts holding the exclusive transaction, and the commands
+	// waiting for one to end or turn busy (waitForScript).
+	scriptsRunning atomic.Int32
+	gateMu         sync.Mutex
+	gateWake       chan struct{} // closed when a script ends or turns busy
+	// scriptFlags gives EVAL's effective flags for a script that declares
+	// them (Redis's evalGetCommandFlags); nil until luasvc registers.
+	scriptFlags atomic.Pointer[func(cmd *Command, args [][]byte) Flags]
+}
+
+// countingWriter passes a command's reply through and counts its error
+// replies in the engine's error statistics (INFO errorstats) and in the
+// command's failed calls.
+type countingWriter struct {
+	Writer
+	e      *Engine
+	errors int
+	failed bool // an error reply already counted elsewhere (ErrorCounted)
+}
+
+// tracker is an engine's tracking table.
+type tracker struct {
+	e *Engine
+
+	clients atomic.Int32 // sessions with tracking on (INFO tracking_clients)
+	maxKeys atomic.Int64 // tracking-table-max-keys, 0: no limit
+
+	mu    sync.Mutex
+	keys  map[string]map[int64]struct{} // key -> ids of the clients that read it
+	items int64                         // ids over all keys (tracking_total_items)
+	// prefixes maps each BCAST prefix to the clients registered for it.
+	prefixes map[string]map[*Session]struct{}
+	// evictRounds counts the calls of limit that ended still over the
+	// limit: each one tries harder (Redis's timeout_counter).
+	evictRounds int
+}
+
+// opsState is an engine's slow log, latency monitor and monitors.
+type opsState struct {
+	slowerThan atomic.Int64 // slowlog-log-slower-than, µs; < 0: off
+	slowMax    atomic.Int64 // slowlog-max-len
+	slowMu     sync.Mutex
+	slowlog    []slowEntry // oldest first
+	slowNextID int64
+
+	latThreshold atomic.Int64 // latency-monitor-threshold, ms; 0: off
+	latMu        sync.Mutex
+	latEvents    map[string]*latencySeries
+
+	monMu    sync.Mutex
+	monitors []*Session
+	monCount atomic.Int32
+
+	shuttingDown atomic.Bool  // SHUTDOWN accepted (cmd_shutdown.go)
+	startupAlloc int64        // heap allocated when the engine started (MEMORY STATS)
+	peakAlloc    atomic.Int64 // the largest heap seen by MEMORY STATS
+	debugMode    string       // enable-debug-command: no, yes, local
+	moduleMode   string       // enable-module-command: no, yes, local
+	clock        *Clock       // the engine's: MONITOR's timestamps
+}
+
+// lockRegistry is one engine's lock bookkeeping, behind mu (taken under
+// the engine lock, never the other way round, and never held while
+// calling into a transaction).
+type lockRegistry struct {
+	e       *Engine
+	delayMs atomic.Int64 // lock-delay: LOCKDELAY's default
+
+	mu      sync.Mutex
+	queues  map[dbKey][]*lockWaiter // waiters per key, in arrival order
+	waiters int
+	// held are the locks LOCK.ACQUIRE granted, while they last, with
+	// when: LOCK.INFO's acquired_at and INFO's locks_held. Bookkeeping
+	// only: the locks themselves are their keys.
+	held map[dbKey]map[string]grantInfo
+	// spareHeld are emptied maps of held, reused by the next grant: a
+	// lock acquired and released makes no garbage (at most maxSpareHeld).
+	spareHeld []map[string]grantInfo
+	timers    map[dbKey]*lockTimer
+	// Sessions (lock_session.go): each is a key; these index them.
+	sessions  map[string]*lockSession // by id
+	connSess  map[*Session]string     // a connection's SESSION session
+	sessionOf map[holderKey]string    // which session holds a lock
+	listening bool                    // holds one count of e.listening
+
+	// closeMu keeps a firing timer's transaction and Close apart.
+	closeMu sync.RWMutex
+	closed  bool
+
+	stats lockStats
+}
+
+// lockWaiter is a parked request.
+type lockWaiter struct {
+	req   lockRequest
+	db    int
+	keys  []dbKey
+	b     *Blocked
+	sess  *Session
+	since time.Time
+	// grants are what serving it gave, to undo if its client left.
+	grants []holderKey
+	tokens []uint64
+}
+
+type blockState uint8
+
+const (
+	blockWaiting blockState = iota
+	blockServed             // the command ran: rec holds its reply
+	blockEnded              // given up: final is the reply, if deliver
+)
+
+// endReason says why a wait ended without the command being served.
+type endReason uint8
+
+const (
+	endTimeout endReason = iota // its deadline passed
+	endAbort                    // the client left, or the server stops
+	endUnblock                  // CLIENT UNBLOCK
+)
+
+// Blocked is a command waiting for one of its keys.
+type Blocked struct {
+	e        *Engine
+	sess     *Session
+	db       int // the database it blocked in
+	cmd      *Command
+	args     [][]byte
+	keys     []dbKey
+	want     Type      // the type a key must hold to serve it
+	Deadline time.Time // zero: wait forever
+	// TimeoutReply is what the client gets if nothing arrives in time.
+	TimeoutReply Reply
+
+	// alive is the session's Alive probe when it blocked: false once the
+	// client cannot take a reply any more.
+	alive func() bool
+	// onEnd runs when the wait is given up, with tx the transaction it
+	// happens in (nil outside one); onAbandon when the command was served
+	// but its client went away before the reply could reach it (a lock
+	// granted to it passes on, lockqueue.go).
+	onEnd     func(tx *Tx, why endReason)
+	onAbandon func()
+	// registered: the blocking registry holds it (not a lock waiter).
+	registered bool
+
+	// readyFn, when set, decides instead of want whether a changed key
+	// serves the command now (a stream waiter needs entries newer than
+	// the ID it waits after, not just a stream). signaled says whether a
+	// command signaled the key since the last check (SignalReady).
+	readyFn  func(tx *Tx, key []byte, signaled bool) bool
+	signaled map[string]bool // under the registry's mu
+
+	mu      sync.Mutex
+	state   blockState
+	final   Reply // blockEnded: the reply to send when deliver
+	deliver bool
+	rec     Recorder
+	// ready is closed when the wait is settled by someone else than the
+	// waiter: served, unblocked, or dropped for a client found gone.
+	ready chan struct{}
+}
+
+// blockRegistry holds the waiters per key, in arrival order.
+type blockRegistry struct {
+	e     *Engine
+	mu    sync.Mutex
+	byKey map[dbKey][]*Blocked
+	count int
+}
+
+// keyListener is told about changed keys, under the engine lock.
+type keyListener interface {
+	keyTouched(tx *Tx, k dbKey)
+	// dbFlushed is told before the keys of db (or all dbs if db < 0) are
+	// deleted wholesale.
+	dbFlushed(tx *Tx, db int)
+}
+
+// listenerEntry is a registered keyListener (addListener).
+type listenerEntry struct {
+	keyListener
+	acts bool
+}
+
+// ConnStats are the figures of a client's connection that CLIENT LIST
+// shows, measured by the connection's owner (resp/) and read from any
+// goroutine. Redis's names are in the comments; the sizes are of
+// lockredis's own buffers, so they differ from redis-server's figures
+// while meaning the same thing.
+type ConnStats struct {
+	FD           int   // fd: the socket's descriptor
+	QueryBuf     int64 // qbuf: input read and not yet run, the running command included
+	QueryBufFree int64 // qbuf-free: room left in the input buffer
+	ArgvMem      int64 // argv-mem: the running (or blocked) command's argument bytes
+	ArgvLen      int   // its number of arguments
+	ReplyBufSize int64 // rbs: the reply buffer's size
+	ReplyBufPeak int64 // rbp: the largest reply it held lately
+	ReplyPending int64 // obl, oll, omem: replies not yet taken by the socket
+	Writing      bool  // events: w while replies wait for the socket
+	ConnMem      int64 // the connection's own structures (part of tot-mem)
+}
+
+type multiState struct {
+	queue  []queuedCommand
+	failed bool // a command was rejected while queuing: EXEC aborts
+}
+
+type queuedCommand struct {
+	cmd  *Command
+	args [][]byte
+}

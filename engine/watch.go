@@ -1,70 +1,9 @@
 package engine
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
 // Every write transaction reports the keys it changed (set, deleted,
 // expired) before it releases the engine lock. WATCH and the blocking list
 // commands listen to those reports. While nobody listens, transactions do
 // not even record them.
-
-// dbKey names a key in a database.
-type dbKey struct {
-	db  int
-	key string
-}
-
-// keyListener is told about changed keys, under the engine lock.
-type keyListener interface {
-	keyTouched(tx *Tx, k dbKey)
-	// dbFlushed is told before the keys of db (or all dbs if db < 0) are
-	// deleted wholesale.
-	dbFlushed(tx *Tx, db int)
-}
-
-// watchSet is one client's WATCHed keys.
-type watchSet struct {
-	dirty atomic.Bool
-	keys  map[dbKey]bool // value: the key was already expired when watched
-}
-
-// watchRegistry maps keys to the clients watching them.
-type watchRegistry struct {
-	mu   sync.Mutex
-	byKy map[dbKey]map[*watchSet]struct{}
-}
-
-func (w *watchRegistry) add(ws *watchSet, k dbKey, expired bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, ok := ws.keys[k]; !ok {
-		ws.keys[k] = expired
-	}
-	if w.byKy == nil {
-		w.byKy = make(map[dbKey]map[*watchSet]struct{})
-	}
-	m := w.byKy[k]
-	if m == nil {
-		m = make(map[*watchSet]struct{})
-		w.byKy[k] = m
-	}
-	m[ws] = struct{}{}
-}
-
-func (w *watchRegistry) remove(ws *watchSet) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for k := range ws.keys {
-		if m := w.byKy[k]; m != nil {
-			delete(m, ws)
-			if len(m) == 0 {
-				delete(w.byKy, k)
-			}
-		}
-	}
-}
 
 func (w *watchRegistry) keyTouched(tx *Tx, k dbKey) {
 	w.mu.Lock()
@@ -109,12 +48,6 @@ func (e *Engine) addListener(l keyListener, acts bool) {
 	e.listenersMu.Unlock()
 }
 
-// listenerEntry is a registered keyListener (addListener).
-type listenerEntry struct {
-	keyListener
-	acts bool
-}
-
 // touch records that a key changed, if anyone listens. Tracking clients
 // are told at once (the change must invalidate what was read before it
 // in the same transaction, not what is read after it).
@@ -134,55 +67,6 @@ func (tx *Tx) touch(db int, key string) {
 		return
 	}
 	tx.touched = append(tx.touched, dbKey{db, key})
-}
-
-// notifyTouched runs at the end of a write transaction (Committing),
-// still under the engine lock, so that a listener's view (a dirty WATCH) is settled before
-// any other transaction starts.
-func (tx *Tx) notifyTouched() {
-	if len(tx.touched) == 0 && len(tx.quietTouched) == 0 {
-		return
-	}
-	tx.e.listenersMu.Lock()
-	ls := tx.e.listeners
-	tx.e.listenersMu.Unlock()
-	// Serving a blocked client changes keys too: walk the lists as they
-	// grow.
-	for i, j := 0, 0; i < len(tx.touched) || j < len(tx.quietTouched); {
-		if i < len(tx.touched) {
-			k := tx.touched[i]
-			i++
-			for _, l := range ls {
-				if !(l.acts && tx.Applying()) {
-					l.keyTouched(tx, k)
-				}
-			}
-			continue
-		}
-		k := tx.quietTouched[j]
-		j++
-		if !tx.Applying() {
-			tx.e.blocks.serve(tx, k)
-		}
-	}
-}
-
-// notifyFlush tells listeners that db (all if < 0) is about to be emptied.
-func (tx *Tx) notifyFlush(db int) {
-	if tx.e.tracker.active() {
-		tx.e.tracker.flushed(tx)
-	}
-	if tx.e.listening.Load() == 0 {
-		return
-	}
-	tx.e.listenersMu.Lock()
-	ls := tx.e.listeners
-	tx.e.listenersMu.Unlock()
-	for _, l := range ls {
-		if !(l.acts && tx.Applying()) {
-			l.dbFlushed(tx, db)
-		}
-	}
 }
 
 // ResetTransaction drops the MULTI queue and every WATCH (RESET, disconnect).
