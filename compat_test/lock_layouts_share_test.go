@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/recipes"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -21,23 +22,7 @@ import (
 // redis-semaphore 5.x's Semaphore (src/semaphore/acquire/lua.ts; release
 // is a plain ZREM), with its acquire loop: try, and on a refusal sleep
 // retryInterval (10 ms by default) and try again.
-var redisSemaphoreAcquire = redis.NewScript(`
-  local key = KEYS[1]
-  local limit = tonumber(ARGV[1])
-  local identifier = ARGV[2]
-  local lockTimeout = tonumber(ARGV[3])
-  local now = tonumber(ARGV[4])
-  local expiredTimestamp = now - lockTimeout
-
-  redis.call('zremrangebyscore', key, '-inf', expiredTimestamp)
-
-  if redis.call('zcard', key) < limit then
-    redis.call('zadd', key, now, identifier)
-    redis.call('pexpire', key, lockTimeout)
-    return 1
-  else
-    return 0
-  end`)
+var redisSemaphoreAcquire = redis.NewScript(recipes.RedisSemaphoreAcquire)
 
 const redisSemaphoreRetry = 10 * time.Millisecond
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/recipes"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,125 +23,8 @@ import (
 // for an unlock message or the returned TTL, then try again). It speaks
 // RESP2 (Redisson's default) and sends EVALSHA, loading the script with
 // SCRIPT LOAD on NOSCRIPT, as Redisson does since 3.46. The RReadWriteLock
-// scripts are RedissonReadLock's and RedissonWriteLock's.
-
-// Redisson RReadWriteLock (RedissonReadLock.java, RedissonWriteLock.java).
-const (
-	redissonReadTryLock = "local mode = redis.call('hget', KEYS[1], 'mode'); " +
-		"if (mode == false) then " +
-		"redis.call('hset', KEYS[1], 'mode', 'read'); " +
-		"redis.call('hset', KEYS[1], ARGV[2], 1); " +
-		"redis.call('set', KEYS[2] .. ':1', 1); " +
-		"redis.call('pexpire', KEYS[2] .. ':1', ARGV[1]); " +
-		"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-		"return nil; " +
-		"end; " +
-		"if (mode == 'read') or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then " +
-		"local ind = redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-		"local key = KEYS[2] .. ':' .. ind;" +
-		"redis.call('set', key, 1); " +
-		"redis.call('pexpire', key, ARGV[1]); " +
-		"local remainTime = redis.call('pttl', KEYS[1]); " +
-		"redis.call('pexpire', KEYS[1], math.max(remainTime, ARGV[1])); " +
-		"return nil; " +
-		"end;" +
-		"return redis.call('pttl', KEYS[1]);"
-	redissonReadUnlock = "local val = redis.call('get', KEYS[5]); " +
-		"if val ~= false then " +
-		"return tonumber(val);" +
-		"end; " +
-		"local mode = redis.call('hget', KEYS[1], 'mode'); " +
-		"if (mode == false) then " +
-		"redis.call(ARGV[3], KEYS[2], ARGV[1]); " +
-		"redis.call('set', KEYS[5], 1, 'px', ARGV[4]); " +
-		"return 1; " +
-		"end; " +
-		"local lockExists = redis.call('hexists', KEYS[1], ARGV[2]); " +
-		"if (lockExists == 0) then " +
-		"return nil;" +
-		"end; " +
-		"local counter = redis.call('hincrby', KEYS[1], ARGV[2], -1); " +
-		"if (counter == 0) then " +
-		"redis.call('hdel', KEYS[1], ARGV[2]); " +
-		"end;" +
-		"redis.call('del', KEYS[3] .. ':' .. (counter+1)); " +
-		"if (redis.call('hlen', KEYS[1]) > 1) then " +
-		"local maxRemainTime = -3; " +
-		"local keys = redis.call('hkeys', KEYS[1]); " +
-		"for n, key in ipairs(keys) do " +
-		"counter = tonumber(redis.call('hget', KEYS[1], key)); " +
-		"if type(counter) == 'number' then " +
-		"for i=counter, 1, -1 do " +
-		"local remainTime = redis.call('pttl', KEYS[4] .. ':' .. key .. ':rwlock_timeout:' .. i); " +
-		"maxRemainTime = math.max(remainTime, maxRemainTime);" +
-		"end; " +
-		"end; " +
-		"end; " +
-		"if maxRemainTime > 0 then " +
-		"redis.call('pexpire', KEYS[1], maxRemainTime); " +
-		"redis.call('set', KEYS[5], 0, 'px', ARGV[4]); " +
-		"return 0; " +
-		"end;" +
-		"if mode == 'write' then " +
-		"redis.call('set', KEYS[5], 0, 'px', ARGV[4]); " +
-		"return 0;" +
-		"end; " +
-		"end; " +
-		"redis.call('del', KEYS[1]); " +
-		"redis.call(ARGV[3], KEYS[2], ARGV[1]); " +
-		"redis.call('set', KEYS[5], 1, 'px', ARGV[4]); " +
-		"return 1; "
-	redissonWriteTryLock = "local mode = redis.call('hget', KEYS[1], 'mode'); " +
-		"if (mode == false) then " +
-		"redis.call('hset', KEYS[1], 'mode', 'write'); " +
-		"redis.call('hset', KEYS[1], ARGV[2], 1); " +
-		"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-		"return nil; " +
-		"end; " +
-		"if (mode == 'write') then " +
-		"if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then " +
-		"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-		"local currentExpire = redis.call('pttl', KEYS[1]); " +
-		"redis.call('pexpire', KEYS[1], currentExpire + ARGV[1]); " +
-		"return nil; " +
-		"end; " +
-		"end;" +
-		"return redis.call('pttl', KEYS[1]);"
-	redissonWriteUnlock = "local val = redis.call('get', KEYS[3]); " +
-		"if val ~= false then " +
-		"return tonumber(val);" +
-		"end; " +
-		"local mode = redis.call('hget', KEYS[1], 'mode'); " +
-		"if (mode == false) then " +
-		"redis.call(ARGV[4], KEYS[2], ARGV[1]); " +
-		"redis.call('set', KEYS[3], 1, 'px', ARGV[5]); " +
-		"return 1; " +
-		"end;" +
-		"if (mode == 'write') then " +
-		"local lockExists = redis.call('hexists', KEYS[1], ARGV[3]); " +
-		"if (lockExists == 0) then " +
-		"return nil;" +
-		"else " +
-		"local counter = redis.call('hincrby', KEYS[1], ARGV[3], -1); " +
-		"if (counter > 0) then " +
-		"redis.call('pexpire', KEYS[1], ARGV[2]); " +
-		"redis.call('set', KEYS[3], 0, 'px', ARGV[5]); " +
-		"return 0; " +
-		"else " +
-		"redis.call('hdel', KEYS[1], ARGV[3]); " +
-		"if (redis.call('hlen', KEYS[1]) == 1) then " +
-		"redis.call('del', KEYS[1]); " +
-		"redis.call(ARGV[4], KEYS[2], ARGV[1]); " +
-		"else " +
-		"redis.call('hset', KEYS[1], 'mode', 'read'); " +
-		"end; " +
-		"redis.call('set', KEYS[3], 1, 'px', ARGV[5]); " +
-		"return 1; " +
-		"end; " +
-		"end; " +
-		"end; " +
-		"return nil;"
-)
+// scripts, RedissonReadLock's and RedissonWriteLock's, are in package
+// recipes, which the lockwait benchmark sends too.
 
 // Redisson's lock kinds: the scripts, the channel and the names they use.
 type redissonKind int
@@ -257,10 +141,10 @@ func (r *redissonClient) tryAcquire(ctx context.Context, kind redissonKind, name
 	case redissonPlain:
 		v, err = r.eval(ctx, redissonTryLock, []string{name}, leaseMs, id)
 	case redissonRead:
-		v, err = r.eval(ctx, redissonReadTryLock, []string{name, redissonSuffix(name, id) + ":rwlock_timeout"},
+		v, err = r.eval(ctx, recipes.RedissonReadTryLock, []string{name, redissonSuffix(name, id) + ":rwlock_timeout"},
 			leaseMs, id, id+":write")
 	case redissonWrite:
-		v, err = r.eval(ctx, redissonWriteTryLock, []string{name}, leaseMs, id+":write")
+		v, err = r.eval(ctx, recipes.RedissonWriteTryLock, []string{name}, leaseMs, id+":write")
 	}
 	if errors.Is(err, redis.Nil) {
 		return 0, true, nil
@@ -341,9 +225,9 @@ func (r *redissonClient) unlock(ctx context.Context, kind redissonKind, name str
 	case redissonRead:
 		timeoutPrefix := redissonSuffix(name, id) + ":rwlock_timeout"
 		keyPrefix := strings.Split(timeoutPrefix, ":"+id)[0]
-		v, err = r.eval(ctx, redissonReadUnlock, []string{name, channel, timeoutPrefix, keyPrefix, latch}, "0", id, "PUBLISH", 13000)
+		v, err = r.eval(ctx, recipes.RedissonReadUnlock, []string{name, channel, timeoutPrefix, keyPrefix, latch}, "0", id, "PUBLISH", 13000)
 	case redissonWrite:
-		v, err = r.eval(ctx, redissonWriteUnlock, []string{name, channel, latch}, "1", 30000, id+":write", "PUBLISH", 13000)
+		v, err = r.eval(ctx, recipes.RedissonWriteUnlock, []string{name, channel, latch}, "1", 30000, id+":write", "PUBLISH", 13000)
 	}
 	if errors.Is(err, redis.Nil) {
 		return -1, nil
