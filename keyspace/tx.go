@@ -268,13 +268,16 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	live := replaced && !(expireAtOf(prev) != 0 && expireAtOf(prev) < tx.Ms)
 	switch {
 	case live && tokenOf(prev) != token:
+		// Stored again with the right token: under a key of its own,
+		// since bkey's array holds the first encoding, which would
+		// otherwise live on with the key.
 		v.Token = tokenOf(prev)
-		enc = EncodeValue(v)
+		bkey, enc = storeKey(db, key), EncodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
 		tx.memoWrote(bkey, enc, true)
 	case !live && !fresh:
 		v.Token = tx.s.tokens.take(tx.s.cfg.Logf)
-		enc = EncodeValue(v)
+		bkey, enc = storeKey(db, key), EncodeValue(v)
 		tx.bt.Set(bkey, enc, nil)
 		tx.memoWrote(bkey, enc, true)
 	case !live:
