@@ -29,7 +29,10 @@ func TestDiffMigrateLocal(t *testing.T) {
 			"MIGRATE h p k x 1000", "MIGRATE h p k 0 x", "MIGRATE h p k x x", "MIGRATE h p '' 0 1000 KEYS",
 			"MIGRATE h p '' 0 1000 COPY REPLACE AUTH pw AUTH2 u pw KEYS a b")},
 		{name: "nokey", steps: steps("MIGRATE 127.0.0.1 "+closed+" k 0 1000", "MIGRATE 127.0.0.1 "+closed+" '' 0 1000 KEYS a b",
-			"MIGRATE 127.0.0.1 "+closed+" k 0 -5 COPY", "SET e 1", "PEXPIRE e 1", "DEBUG SLEEP 0.01",
+			"MIGRATE 127.0.0.1 "+closed+" k 0 -5 COPY", "SET e 1", "PEXPIRE e 1",
+			// A 10 ms pause on both servers (DEBUG SLEEP is refused:
+			// enable-debug-command is off), so that e's time has passed.
+			"BLPOP nolist 0.01",
 			"MIGRATE 127.0.0.1 "+closed+" e 0 1000")},
 		{name: "unreachable", steps: steps("SET k v", "MIGRATE 127.0.0.1 "+closed+" k 0 1000", "EXISTS k",
 			"MIGRATE 127.0.0.1 "+closed+" '' 0 0 COPY KEYS k", "GET k")},
