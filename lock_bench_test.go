@@ -6,7 +6,12 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // releaseScript is the compare-and-delete release every SET NX client
@@ -145,3 +150,86 @@ func (m *runtimeMem) read() {
 }
 
 func (e *replyError) Error() string { return "reply: " + e.s }
+
+// BenchmarkLockWait is lockwait.sh's queue case in one process, for a
+// profile of the queue: clients on loopback contend for ONE lock, each
+// looping LOCK.ACQUIRE ... WAIT and LOCK.RELEASE (no critical section),
+// so all but the holder wait in the queue and every release hands the
+// lock to the next. An op is one acquisition (and its release);
+// allocs/acq counts the whole process (the clients allocate nothing per
+// op) and cpu-µs/acq the process's CPU time, server and clients (the
+// wall time per op says little on a loaded machine); syscalls are not
+// counted here (strace -c -f on lockwait.sh's
+// server for that).
+func BenchmarkLockWait(b *testing.B) {
+	for _, clients := range []int{2, 64} {
+		b.Run("clients="+strconv.Itoa(clients), func(b *testing.B) {
+			srv, err := Run()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close()
+			acquire := []byte("*6\r\n$12\r\nLOCK.ACQUIRE\r\n$4\r\nwait\r\n$%o\r\n%owner\r\n$5\r\n10000\r\n$4\r\nWAIT\r\n$5\r\n20000\r\n")
+			release := []byte("*3\r\n$12\r\nLOCK.RELEASE\r\n$4\r\nwait\r\n$%o\r\n%owner\r\n")
+			conns := make([]net.Conn, clients)
+			for i := range conns {
+				if conns[i], err = net.Dial("tcp", srv.Addr()); err != nil {
+					b.Fatal(err)
+				}
+				defer conns[i].Close()
+			}
+			var done atomic.Int64
+			var wg sync.WaitGroup
+			var before, after runtimeMem
+			b.ResetTimer()
+			before.read()
+			cpu0 := processCPU()
+			for i, c := range conns {
+				owner := "c" + strconv.Itoa(i)
+				fill := func(tmpl []byte) []byte {
+					s := strings.ReplaceAll(string(tmpl), "$%o", "$"+strconv.Itoa(len(owner)))
+					return []byte(strings.ReplaceAll(s, "%owner", owner))
+				}
+				acq, rel := fill(acquire), fill(release)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rd := bufio.NewReader(c)
+					for {
+						for _, cmd := range [][]byte{acq, rel} {
+							if _, err := c.Write(cmd); err != nil {
+								b.Error(err)
+								return
+							}
+							line, err := rd.ReadSlice('\n')
+							if err != nil || line[0] != ':' {
+								b.Errorf("%q %v", line, err)
+								return
+							}
+						}
+						if done.Add(1) >= int64(b.N) {
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			cpu := processCPU() - cpu0
+			after.read()
+			b.StopTimer()
+			n := float64(done.Load())
+			b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-µs/acq")
+			b.ReportMetric(float64(after.mallocs-before.mallocs)/n, "allocs/acq")
+			b.ReportMetric(float64(after.bytes-before.bytes)/n, "B/acq")
+		})
+	}
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

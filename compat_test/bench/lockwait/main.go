@@ -7,6 +7,8 @@
 //   - setnx:  SET key owner NX PX ttl, and on failure a 10 ms jittered
 //     sleep (5-15 ms) before retrying, as redsync and redis-py do (with
 //     their own delays); released by a compare-and-delete script;
+//   - setnx1: the same with a 1 ms jittered sleep (0.5-1.5 ms): a client
+//     tuned for latency, which pays for it in attempts;
 //   - pubsub: Redisson's way: a Lua acquire, and on failure wait for an
 //     unlock message on the lock's channel (or the lock's TTL) and retry;
 //     the release script deletes the key and PUBLISHes.
@@ -17,6 +19,11 @@
 // server CPU per acquisition (utime+stime of the server's /proc/PID/stat),
 // and wake-ups per release (for queue: grants from INFO locks, 1 each;
 // setnx: acquire attempts; pubsub: unlock messages delivered).
+//
+// -base names a second lockredis (another build, e.g. main's, started by
+// lockwait.sh from BASE_BIN): it runs the queue and the SET NX loops too,
+// taking turns with the others, so a change is measured against the
+// binary before it in the same run.
 //
 // That is the "mutex" workload; kinds.go has "rw" (readers/writer) and
 // "sem" (a semaphore), run after it in the same process (-workloads).
@@ -83,6 +90,9 @@ func main() {
 	kindClients := flag.Int("kind-clients", 64, "rw and sem: clients")
 	hold := flag.Duration("hold", time.Millisecond, "rw and sem: how long each grant is held")
 	permits := flag.Int("permits", 4, "sem: permits")
+	baseAddr := flag.String("base", "", "a second lockredis (another build) to compare in the same run")
+	basePid := flag.Int("base-pid", 0, "its pid (CPU)")
+	modes := flag.String("modes", "queue,setnx,setnx1,pubsub", "mutex: the methods to run")
 	only := flag.String("only", "", `rw and sem: run only this method on this server, e.g. "queue lockredis" (to profile it)`)
 	flag.Parse()
 	lr := server{"lockredis", *lockAddr, *lockPid}
@@ -91,7 +101,11 @@ func main() {
 	for _, w := range strings.Split(*workloads, ",") {
 		switch w {
 		case "mutex":
-			runMutex(lr, rs, *clients, *dur, *cs, *rounds)
+			var base *server
+			if *baseAddr != "" {
+				base = &server{"lockredis-base", *baseAddr, *basePid}
+			}
+			runMutex(lr, rs, base, strings.Split(*modes, ","), *clients, *dur, *cs, *rounds)
 		case "rw", "sem":
 			runKinds(w, lr, rs, kp, *rounds)
 		default:
@@ -101,12 +115,25 @@ func main() {
 }
 
 // runMutex is contention for one exclusive lock.
-func runMutex(lr, rs server, clients int, dur, cs time.Duration, rounds int) {
+func runMutex(lr, rs server, base *server, modes []string, clients int, dur, cs time.Duration, rounds int) {
 	type run struct {
 		mode string
 		srv  server
 	}
-	runs := []run{{"queue", lr}, {"setnx", rs}, {"pubsub", rs}, {"setnx", lr}, {"pubsub", lr}}
+	want := map[string]bool{}
+	for _, m := range modes {
+		want[m] = true
+	}
+	var runs []run
+	for _, rn := range []run{{"queue", lr}, {"setnx", rs}, {"setnx1", rs}, {"pubsub", rs}, {"setnx", lr}, {"setnx1", lr}, {"pubsub", lr}} {
+		if !want[rn.mode] {
+			continue
+		}
+		runs = append(runs, rn)
+		if base != nil && rn.srv.name == lr.name && rn.mode != "pubsub" {
+			runs = append(runs, run{rn.mode, *base}) // right after: the same load
+		}
+	}
 	all := map[string][]result{}
 	for r := 0; r < rounds; r++ {
 		for _, rn := range runs {
@@ -119,18 +146,45 @@ func runMutex(lr, rs server, clients int, dur, cs time.Duration, rounds int) {
 	fmt.Printf("%d clients, one key, critical section %v, %d rounds of %v, medians:\n\n", clients, cs, rounds, dur)
 	fmt.Println("| method | server | acquisitions/s | p50 wait | p99 wait | server CPU / acquisition | wake-ups / release |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
-	var base result
 	for _, rn := range runs {
 		m := median(all[rn.mode+" "+rn.srv.name])
-		if rn.mode == "setnx" && rn.srv.name == "redis-server" {
-			base = m
-		}
 		fmt.Printf("| %s | %s | %.0f | %s | %s | %s | %.2f |\n", describe(rn.mode), m.server, m.perSec,
 			ms(m.p50), ms(m.p99), us(m.cpuPerAcq), m.wakePerRel)
 	}
-	q := median(all["queue lockredis"])
-	fmt.Printf("\nLOCK.ACQUIRE WAIT vs redis-server SET NX + retry: %.1fx acquisitions/s, p99 wait %.2fx\n",
-		q.perSec/base.perSec, float64(q.p99)/float64(base.p99))
+	fmt.Println()
+	// Ratios per round (the methods of one round ran back to back under
+	// the same load), then their median.
+	ratio := func(a, b string) {
+		ra, rb := all[a], all[b]
+		if len(ra) == 0 || len(rb) == 0 {
+			return
+		}
+		var cpu, p99, rate []float64
+		for i := range min(len(ra), len(rb)) {
+			cpu = append(cpu, float64(ra[i].cpuPerAcq)/float64(rb[i].cpuPerAcq))
+			p99 = append(p99, float64(ra[i].p99)/float64(rb[i].p99))
+			rate = append(rate, ra[i].perSec/rb[i].perSec)
+		}
+		fmt.Printf("%s vs %s: CPU/acquisition %.2fx, p99 wait %.2fx, acquisitions/s %.2fx (medians of per-round ratios)\n",
+			a, b, medianF(cpu), medianF(p99), medianF(rate))
+	}
+	ratio("queue lockredis", "setnx1 redis-server")
+	ratio("queue lockredis", "setnx redis-server")
+	ratio("setnx1 lockredis", "setnx1 redis-server")
+	ratio("setnx lockredis", "setnx redis-server")
+	ratio("queue lockredis", "setnx1 lockredis")
+	if base != nil {
+		ratio("queue lockredis-base", "setnx1 redis-server")
+		ratio("queue lockredis-base", "setnx redis-server")
+		ratio("queue lockredis", "queue lockredis-base")
+		ratio("setnx1 lockredis", "setnx1 lockredis-base")
+	}
+}
+
+func medianF(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 func describe(mode string) string {
@@ -139,6 +193,8 @@ func describe(mode string) string {
 		return "LOCK.ACQUIRE ... WAIT"
 	case "setnx":
 		return "SET NX + 10 ms jittered retry"
+	case "setnx1":
+		return "SET NX + 1 ms jittered retry"
 	}
 	return "Lua + SUBSCRIBE/PUBLISH (Redisson-style)"
 }
@@ -230,7 +286,7 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 					if err := c.Do(ctx, "LOCK.ACQUIRE", key, owner, ttlMs, "WAIT", 20000).Err(); err != nil {
 						log.Fatal(err)
 					}
-				case "setnx":
+				case "setnx", "setnx1":
 					for {
 						attempts.Add(1)
 						ok, err := c.SetNX(ctx, key, owner, ttlMs*time.Millisecond).Result()
@@ -240,7 +296,11 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 						if ok {
 							break
 						}
-						time.Sleep(5*time.Millisecond + rand.N(10*time.Millisecond))
+						if mode == "setnx1" {
+							time.Sleep(500*time.Microsecond + rand.N(time.Millisecond))
+						} else {
+							time.Sleep(5*time.Millisecond + rand.N(10*time.Millisecond))
+						}
 					}
 				case "pubsub":
 					for {
@@ -266,7 +326,7 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 				switch mode {
 				case "queue":
 					err = c.Do(ctx, "LOCK.RELEASE", key, owner).Err()
-				case "setnx":
+				case "setnx", "setnx1":
 					err = releaseScript.Run(ctx, c, []string{key}, owner).Err()
 				case "pubsub":
 					err = rUnlock.Run(ctx, c, []string{key, channel}, owner).Err()
@@ -297,7 +357,7 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 		switch mode {
 		case "queue":
 			res.wakePerRel = float64(infoInt(admin, "locks", "queue_grants")-grants0) / float64(res.acqs)
-		case "setnx":
+		case "setnx", "setnx1":
 			res.wakePerRel = float64(attempts.Load()) / float64(res.acqs)
 		case "pubsub":
 			res.wakePerRel = float64(msgs.Load()) / float64(res.acqs)
