@@ -67,8 +67,43 @@ func (b *Blocked) finish(tx *Tx, why endReason, byServer bool) {
 		b.onEnd(tx, why)
 	}
 	if byServer {
-		close(b.ready)
+		b.wakeUp()
 	}
+}
+
+// wakeUp closes ready and calls the waiter's wake: b has just left
+// blockWaiting (under b.mu, which ordered SetWake before it).
+func (b *Blocked) wakeUp() {
+	close(b.ready)
+	if b.wake != nil {
+		b.wake()
+	}
+}
+
+// SetWake asks for wake to be called when b is settled by someone else
+// than the waiter (as Ready closes), for a waiter that does not select on
+// Ready: a connection reading its socket while it waits, woken through
+// the read deadline, needs no goroutine of its own to watch its client.
+// wake runs in the goroutine that settles b, maybe under the engine lock:
+// it must not block. SetWake reports false, and sets nothing, when b was
+// settled already.
+func (b *Blocked) SetWake(wake func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state != blockWaiting {
+		return false
+	}
+	b.wake = wake
+	return true
+}
+
+// TimeLeft is the time until b's deadline by the engine's clock, and
+// false when it waits forever.
+func (b *Blocked) TimeLeft() (time.Duration, bool) {
+	if b.Deadline.IsZero() {
+		return 0, false
+	}
+	return b.Deadline.Sub(b.e.Clock.Now()), true
 }
 
 // Cancel gives up waiting as a client that left would. It returns false
@@ -90,22 +125,34 @@ func (b *Blocked) Abandon() {
 // the client left, before it was served or right after (a lock granted to
 // it is then passed on). Either channel may be nil.
 func (b *Blocked) Await(stop, gone <-chan struct{}) (Reply, bool) {
-	sess := b.sess
-	defer sess.blocked.CompareAndSwap(b, nil)
 	var timeout <-chan time.Time
-	if !b.Deadline.IsZero() {
-		t := time.NewTimer(b.Deadline.Sub(b.e.Clock.Now()))
+	if left, ok := b.TimeLeft(); ok {
+		t := time.NewTimer(left)
 		defer t.Stop()
 		timeout = t.C
 	}
-	why, left := endAbort, false
+	timedOut, left := false, false
 	select {
 	case <-b.ready:
 	case <-timeout:
-		why = endTimeout
+		timedOut = true
 	case <-stop:
 	case <-gone:
 		left = true
+	}
+	return b.Conclude(timedOut, left || closed(gone))
+}
+
+// Conclude is the end of Await for a caller that did the waiting itself
+// (SetWake): Ready closed, or the deadline passed (timedOut), or the
+// client left, or else the caller stopped waiting (the server closes).
+// It returns what Await returns.
+func (b *Blocked) Conclude(timedOut, left bool) (Reply, bool) {
+	sess := b.sess
+	defer sess.blocked.CompareAndSwap(b, nil)
+	why := endAbort
+	if timedOut {
+		why = endTimeout
 	}
 	if b.end(nil, why, b.TimeoutReply, !left, false) {
 		return b.TimeoutReply, !left
@@ -116,7 +163,7 @@ func (b *Blocked) Await(stop, gone <-chan struct{}) (Reply, bool) {
 	if state == blockEnded {
 		return final, deliver
 	}
-	if left || closed(gone) || !b.isAlive() {
+	if left || !b.isAlive() {
 		// Served as the client left: nobody will read the reply.
 		b.Abandon()
 		return Reply{}, false
@@ -308,7 +355,7 @@ func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 		b.state = blockServed
 		b.mu.Unlock()
 		r.remove(b)
-		close(b.ready)
+		b.wakeUp()
 	}
 }
 

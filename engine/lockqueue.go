@@ -424,7 +424,7 @@ func (r *lockRegistry) serveWaiter(tx *Tx, w *lockWaiter) bool {
 	b.state = blockServed
 	b.mu.Unlock()
 	r.unqueue(w)
-	close(b.ready)
+	b.wakeUp()
 	return true
 }
 

@@ -609,6 +609,10 @@ type Blocked struct {
 	// ready is closed when the wait is settled by someone else than the
 	// waiter: served, unblocked, or dropped for a client found gone.
 	ready chan struct{}
+	// wake, when set (SetWake, while waiting), is called right after ready
+	// closes, for a waiter that waits on something else (a connection
+	// reading its socket meanwhile, resp/guard.go).
+	wake func()
 }
 
 // blockRegistry holds the waiters per key, in arrival order.

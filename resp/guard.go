@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -192,6 +194,11 @@ type guardConn struct {
 	failMsg           string
 	readErr           error // the socket's error, reported once the input before it is handed out
 	err               error // the error every Read returns from now on
+
+	// wakeArmed: awaitBlocked waits, and wakeRead may move the read
+	// deadline (under wakeMu).
+	wakeMu    sync.Mutex
+	wakeArmed bool
 
 	// Sizes, from the constants above; tests make them small.
 	firstBuf, minHold, maxHold int
@@ -631,6 +638,81 @@ func appendFrame(out, tokens []byte, ends []int) []byte {
 // isCSpace is C's isspace in the C locale.
 // peekLimit bounds what watchPeer reads ahead while a command is blocked.
 const peekLimit = 64 << 10
+
+// longAgo is a read deadline that has passed: it wakes a read at once.
+var longAgo = time.Unix(1, 0)
+
+// wakeRead is awaitBlocked's wake: it interrupts the read of the waiting
+// connection, unless the wait is over.
+func (g *guardConn) wakeRead() {
+	g.wakeMu.Lock()
+	if g.wakeArmed {
+		g.Conn.SetReadDeadline(longAgo)
+	}
+	g.wakeMu.Unlock()
+}
+
+// awaitBlocked waits for the end of b, the connection's blocked command
+// (BLPOP, LOCK.ACQUIRE ... WAIT...), and returns what Blocked.Await
+// returns. It is watchPeer and Await in the connection's own goroutine:
+// the goroutine reads ahead into the guard's buffer as watchPeer's does
+// (a client that goes away ends the wait), with b's deadline as the read
+// deadline, and whoever serves or ends b wakes it by moving the read
+// deadline to the past (Blocked.SetWake). So a wait costs no goroutine,
+// channel or timer of its own, and a grant wakes one goroutine, not two
+// (the lock queue under contention, docs/locks.md). closing is the
+// server's: it closes the socket too, which ends the read. Past
+// peekLimit of unread input it stops reading and waits as Await does.
+func (g *guardConn) awaitBlocked(b *engine.Blocked, closing <-chan struct{}) (engine.Reply, bool) {
+	if g.readErr != nil || g.w-g.r >= peekLimit {
+		return b.Await(closing, nil)
+	}
+	deadline := time.Time{}
+	if left, ok := b.TimeLeft(); ok {
+		deadline = time.Now().Add(left)
+	}
+	g.Conn.SetReadDeadline(deadline)
+	g.wakeMu.Lock()
+	g.wakeArmed = true
+	g.wakeMu.Unlock()
+	defer func() {
+		// A wake that comes after this (b settled by another goroutine
+		// as the deadline passed) must not cut redcon's next read.
+		g.wakeMu.Lock()
+		g.wakeArmed = false
+		g.Conn.SetReadDeadline(time.Time{})
+		g.wakeMu.Unlock()
+	}()
+	if !b.SetWake(g.wakeRead) {
+		return b.Conclude(false, false) // settled already
+	}
+	for g.readErr == nil && g.w-g.r < peekLimit {
+		err := g.fill()
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			g.readErr = err
+			return b.Conclude(false, true)
+		}
+		select {
+		case <-b.Ready():
+			return b.Conclude(false, false)
+		case <-closing:
+			return b.Conclude(false, false)
+		default:
+		}
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return b.Conclude(true, false)
+		}
+		// A deadline moved by something else than b's end: wait on.
+		g.Conn.SetReadDeadline(deadline)
+	}
+	if g.readErr != nil {
+		return b.Conclude(false, true)
+	}
+	return b.Await(closing, nil)
+}
 
 // watchPeer notices a client that goes away while its command is blocked
 // (BLPOP...). redcon is not reading then, so a goroutine reads ahead into

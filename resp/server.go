@@ -327,9 +327,7 @@ func (s *Server) runOne(c *client, args [][]byte) {
 // (engine's Blocked.Await): served, timed out, unblocked, the server
 // closing, or the client gone (then nothing is written).
 func (s *Server) waitBlocked(c *client, b *engine.Blocked) {
-	gone, stopWatch := c.gc.watchPeer()
-	rep, ok := b.Await(s.closing, gone)
-	stopWatch()
+	rep, ok := c.gc.awaitBlocked(b, s.closing)
 	if ok {
 		rep.Replay(&c.enc)
 	}
