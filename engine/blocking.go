@@ -163,8 +163,11 @@ func (b *Blocked) Conclude(timedOut, left bool) (Reply, bool) {
 	if state == blockEnded {
 		return final, deliver
 	}
-	if left || !b.isAlive() {
-		// Served as the client left: nobody will read the reply.
+	if left {
+		// Served as the client left: nobody will read the reply. (The
+		// server asked the client's Alive probe just before serving it:
+		// a second probe here, one more syscall per grant, would only
+		// catch a client that left in the microseconds between.)
 		b.Abandon()
 		return Reply{}, false
 	}

@@ -274,7 +274,12 @@ func (r *lockRegistry) park(c *Call, req *lockRequest) {
 	tx := c.Tx
 	b := c.parked(time.Duration(req.waitMs)*time.Millisecond, Reply{Kind: KindNull})
 	w := &lockWaiter{req: *req, db: tx.DB, b: b, sess: c.S, since: tx.Now}
-	w.req.keys = make([][]byte, len(req.keys))
+	if len(req.keys) == 1 {
+		// LOCK.ACQUIRE: in w itself.
+		w.req.keys, w.keys = w.key1[:], w.dbKey1[:0]
+	} else {
+		w.req.keys = make([][]byte, len(req.keys))
+	}
 	for i, k := range req.keys {
 		w.req.keys[i] = []byte(string(k)) // the caller reuses its argument buffers
 		w.keys = append(w.keys, dbKey{tx.DB, string(k)})
@@ -308,9 +313,14 @@ func (r *lockRegistry) unqueue(w *lockWaiter) []dbKey {
 			}
 			found = true
 			if i == 0 {
+				// The head leaves (a grant, mostly): reslice, so that a
+				// long queue is not copied on every grant.
 				headed = append(headed, k)
+				q[0] = nil
+				q = q[1:]
+			} else {
+				q = append(q[:i:i], q[i+1:]...)
 			}
-			q = append(q[:i:i], q[i+1:]...)
 			break
 		}
 		if len(q) == 0 {
@@ -576,14 +586,14 @@ func (r *lockRegistry) keysIn(a, b int) []dbKey {
 // nextDeadline is when the lock at k may next change by itself: its
 // expiry, or a semaphore's earliest holder deadline; 0 for never.
 func nextDeadline(tx *Tx, k dbKey) int64 {
-	v, ok := tx.GetIn(k.db, []byte(k.key))
+	v, ok := tx.GetIn(k.db, StringBytes(k.key))
 	if !ok {
 		return 0
 	}
 	at := v.ExpireAt
 	if v.Type == TypeZSet {
 		lv := lockView{kind: lockOther, v: v}
-		viewSemaphore(tx, k.db, []byte(k.key), &lv)
+		viewSemaphore(tx, k.db, StringBytes(k.key), &lv)
 		for _, h := range lv.holders {
 			if h.ours && (at == 0 || h.score < at) {
 				at = h.score

@@ -550,6 +550,9 @@ type lockWaiter struct {
 	// grants are what serving it gave, to undo if its client left.
 	grants []holderKey
 	tokens []uint64
+	// Room for the one key of a LOCK.ACQUIRE (req.keys, keys).
+	key1   [1][]byte
+	dbKey1 [1]dbKey
 }
 
 type blockState uint8

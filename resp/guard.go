@@ -158,7 +158,7 @@ const (
 // redcon flushes the earlier replies, then closes the connection.
 type guardConn struct {
 	net.Conn
-	// raw is the TCP socket under it (under TLS too), for peerClosed.
+	// raw is the TCP socket under it (under TLS too), for peerProbe.
 	raw    syscall.RawConn
 	limits Limits
 	// queryLimit, when set, is client-query-buffer-limit as CONFIG SET
@@ -199,6 +199,7 @@ type guardConn struct {
 	// deadline (under wakeMu).
 	wakeMu    sync.Mutex
 	wakeArmed bool
+	wake      func()
 
 	// Sizes, from the constants above; tests make them small.
 	firstBuf, minHold, maxHold int
@@ -683,7 +684,10 @@ func (g *guardConn) awaitBlocked(b *engine.Blocked, closing <-chan struct{}) (en
 		g.Conn.SetReadDeadline(time.Time{})
 		g.wakeMu.Unlock()
 	}()
-	if !b.SetWake(g.wakeRead) {
+	if g.wake == nil {
+		g.wake = g.wakeRead // made once: a method value allocates
+	}
+	if !b.SetWake(g.wake) {
 		return b.Conclude(false, false) // settled already
 	}
 	for g.readErr == nil && g.w-g.r < peekLimit {

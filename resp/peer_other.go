@@ -4,6 +4,11 @@ package resp
 
 import "syscall"
 
-// peerClosed cannot look without reading here: a client that left is
-// found by watchPeer alone.
-func peerClosed(syscall.RawConn) bool { return false }
+// peerProbe cannot look without reading here: a client that left is
+// found by the read-ahead of a blocked command's connection alone
+// (awaitBlocked).
+type peerProbe struct{}
+
+func newPeerProbe(syscall.RawConn) *peerProbe { return &peerProbe{} }
+
+func (*peerProbe) alive() bool { return true }

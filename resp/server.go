@@ -210,7 +210,7 @@ func (s *Server) accept(rc redcon.Conn) bool {
 	sess.Close = func() { gc.Conn.Close() }
 	// Asked under the engine lock before a blocked command is served: a
 	// client that closed its connection is skipped for the next one.
-	sess.Alive = func() bool { return !peerClosed(gc.raw) }
+	sess.Alive = newPeerProbe(gc.raw).alive
 	sess.Done = s.closing
 	sess.BeforeRun = func(cmd *engine.Command) {
 		if c.dc == nil && s.opts.Hub != nil && needsDetach(sess, cmd) {

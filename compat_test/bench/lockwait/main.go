@@ -203,8 +203,8 @@ func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f'
 func us(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e3, 'f', 1, 64) + " µs" }
 
 func (r result) line() string {
-	return fmt.Sprintf("%-6s %-12s %8.0f acq/s p50 %s p99 %s cpu/acq %s wake/release %.2f",
-		r.mode, r.server, r.perSec, ms(r.p50), ms(r.p99), us(r.cpuPerAcq), r.wakePerRel)
+	return fmt.Sprintf("%-6s %-12s %8.0f acq/s p50 %s p99 %s cpu/acq %s wake/release %.2f acqs %d",
+		r.mode, r.server, r.perSec, ms(r.p50), ms(r.p99), us(r.cpuPerAcq), r.wakePerRel, r.acqs)
 }
 
 // median picks the round with the median acquisitions/s.
