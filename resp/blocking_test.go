@@ -61,3 +61,29 @@ func TestBlockedClientTimesOut(t *testing.T) {
 	}
 	a.ping()
 }
+
+// A waiter served as its deadline passes (the grant's wake of its read
+// racing the read deadline, awaitBlocked) answers once and goes on
+// serving its connection: the late wake must not cut the next read.
+// Whichever wins, the client reads one reply, then its PING's.
+func TestBlockedServedAtItsDeadline(t *testing.T) {
+	ts := startServer(t, engine.Config{}, Options{})
+	holder, waiter := ts.dial(t), ts.dial(t)
+	for i := range 30 {
+		holder.send("LOCK.ACQUIRE l holder 60000\r\n")
+		if got := holder.reply(); got[0] != ':' {
+			t.Fatalf("holder: %q", got)
+		}
+		waiter.send("LOCK.ACQUIRE l waiter 60000 WAIT 2\r\n")
+		time.Sleep(time.Duration(i%4) * time.Millisecond)
+		holder.send("LOCK.RELEASE l holder\r\n")
+		holder.reply()
+		got := waiter.reply()
+		if got != "$-1\r\n" && got[0] != ':' {
+			t.Fatalf("round %d: waiter got %q", i, got)
+		}
+		waiter.ping()
+		waiter.send("LOCK.RELEASE l waiter\r\n")
+		waiter.reply()
+	}
+}
