@@ -741,8 +741,16 @@ func (g *guardConn) awaitBlocked(b *engine.Blocked, closing <-chan struct{}) (en
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return b.Conclude(true, false)
 		}
-		// A deadline moved by something else than b's end: wait on.
+		// A deadline moved by something else than b's end (the late
+		// wake of the connection's previous blocked command): wait on,
+		// and look at Ready again, as b's own wake may have come between
+		// the look above and this.
 		g.Conn.SetReadDeadline(deadline)
+		select {
+		case <-b.Ready():
+			return b.Conclude(false, false)
+		default:
+		}
 	}
 	if g.readErr != nil {
 		return b.Conclude(false, true)
