@@ -38,22 +38,21 @@ type Batch struct {
 	replies int
 }
 
-// BatchJoins reports whether a client's command may run in a batch
-// (RunBatch) now, and whether it writes. Commands that do not join run
-// alone, as before. The command's own checks (ACL, arity...) are not made
-// here: they run at its turn in the batch.
-func (e *Engine) BatchJoins(s *Session, args [][]byte) (join, write bool) {
-	if len(args) == 0 || !e.batchOpen(s) {
-		return false, false
+// BatchCommand returns the command args names if it may join a batch
+// (RunBatch), nil if it runs alone, as before; write says whether it
+// writes. Its own checks (ACL, arity...) are not made here: they run at
+// its turn in the batch. Whether the session and the server let batches
+// run at all is BatchOpen's.
+func (e *Engine) BatchCommand(args [][]byte) (cmd *Command, write bool) {
+	if len(args) == 0 {
+		return nil, false
 	}
-	cmd := e.Table.Lookup(args)
-	if cmd == nil || cmd == e.execCmd || cmd.Flags&batchRefusedFlags != 0 {
-		return false, false
+	cmd = e.Table.Lookup(args)
+	if cmd == nil || cmd == e.execCmd || cmd.Flags&batchRefusedFlags != 0 ||
+		cmd.Flags&(FlagWrite|FlagReadonly) == 0 { // neither: nothing known to be safe
+		return nil, false
 	}
-	if cmd.Flags&(FlagWrite|FlagReadonly) == 0 {
-		return false, false // neither: nothing known to be safe
-	}
-	return true, cmd.Flags&(FlagWrite|FlagWriteTx) != 0
+	return cmd, cmd.Flags&(FlagWrite|FlagWriteTx) != 0
 }
 
 // batchRefusedFlags keep a command out of batches: it runs no
@@ -63,9 +62,9 @@ const batchRefusedFlags = FlagNoKeyspace | FlagBlocking | FlagRunsScript | FlagM
 	FlagReceivesPushes | FlagPubSub | FlagProtected | FlagAdmin | FlagEndsMulti | FlagNoMulti |
 	FlagMayReplicate | FlagModule
 
-// batchOpen reports whether the session and the server let commands run
+// BatchOpen reports whether the session and the server let commands run
 // in batches now (see the file comment).
-func (e *Engine) batchOpen(s *Session) bool {
+func (e *Engine) BatchOpen(s *Session) bool {
 	if s.Kind != KindClient || s.Direct || s.InMulti() || s.Subscriptions() > 0 || s.Monitoring() ||
 		s.track != nil || s.ReplyMuted() || s.CloseAfterReply || s.Blocked != nil {
 		return false
@@ -105,17 +104,18 @@ func runBatch(tx *Tx) {
 }
 
 // Dispatch runs one command of the batch, as Engine.Dispatch would run it
-// alone, writing its reply to w. ran is false when the command was not
-// run (the batch ended before it, or the server's state no longer lets
-// it join): the caller runs it alone after RunBatch returned. more is
-// false when the batch must end after this command.
-func (b *Batch) Dispatch(args [][]byte, w Writer) (ran, more bool) {
+// alone, writing its reply to w; cmd is what BatchCommand returned for
+// args. ran is false when the command was not run (the batch ended before
+// it, or the server's state no longer lets it join): the caller runs it
+// alone after RunBatch returned. more is false when the batch must end
+// after this command.
+func (b *Batch) Dispatch(cmd *Command, args [][]byte, w Writer) (ran, more bool) {
 	e, s, tx := b.e, b.s, b.tx
-	if b.ended || !e.batchOpen(s) {
+	if b.ended || !e.BatchOpen(s) {
 		b.ended = true
 		return false, false
 	}
-	cmd, now, ok := e.checkClient(s, args, w, true)
+	cmd, now, ok := e.checkClient(s, args, w, cmd)
 	if ok {
 		write := cmd.Flags&(FlagWrite|FlagWriteTx) != 0
 		if write && !tx.retractable && b.replies == 0 {
@@ -126,15 +126,11 @@ func (b *Batch) Dispatch(args [][]byte, w Writer) (ran, more bool) {
 		if tx.retractable {
 			b.replies++
 		}
-		heard := len(tx.touched) + len(tx.quietTouched)
+		touched, quiet := len(tx.touched), len(tx.quietTouched)
 		tx.call = Call{E: e, S: s, Args: args, Cmd: cmd, Tx: tx}
 		tx.callW, tx.callStart = w, now
 		e.call(&tx.call, w, now)
-		if len(tx.touched)+len(tx.quietTouched) != heard {
-			// Someone listens to what it changed (a blocked client,
-			// WATCH, the lock queue, which a lock handed over also
-			// touches): serve them, at commit, before the next command
-			// runs.
+		if len(tx.quietTouched) != quiet || e.handsOver(tx.touched[touched:]) {
 			b.ended = true
 		}
 	} else if tx.retractable {
@@ -142,4 +138,21 @@ func (b *Batch) Dispatch(args [][]byte, w Writer) (ran, more bool) {
 	}
 	e.Stats.Batched.Add(1)
 	return true, !b.ended
+}
+
+// handsOver reports whether a change to one of keys may hand something to
+// another client when the transaction commits (Committing): a client
+// blocked on it, the lock queue's waiters, grants and deadlines, a lock
+// session. The batch then ends, so that the next command sees what they
+// took, as Redis serves blocked clients after each command. A WATCH is
+// no reason: it only marks the watcher's transaction as failed, which
+// nobody can see before the commit, and the watcher is another client
+// (the batch's own session is not in MULTI).
+func (e *Engine) handsOver(keys []dbKey) bool {
+	for _, k := range keys {
+		if e.blocks.waitsOn(k) || e.locks.follows(k) {
+			return true
+		}
+	}
+	return false
 }

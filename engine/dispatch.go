@@ -61,7 +61,7 @@ func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 // dispatchClient is Dispatch for a client's command; it returns the
 // command found, nil for an unknown one.
 func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Command {
-	cmd, now, ok := e.checkClient(s, args, w, false)
+	cmd, now, ok := e.checkClient(s, args, w, nil)
 	if ok {
 		if s.BeforeRun != nil {
 			s.BeforeRun(cmd)
@@ -73,11 +73,13 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 
 // checkClient runs dispatchClient's checks, in Redis's order; ok says the
 // command is to run now (else it was refused or queued, and its reply
-// written). inBatch: the command runs in a batch's transaction
-// (batch.go), which already holds the engine lock: it does not wait for a
-// pause that began during the batch (Redis reads no other client's
-// command in between either), and BatchJoins saw no script running.
-func (e *Engine) checkClient(s *Session, args [][]byte, w Writer, inBatch bool) (cmd *Command, now time.Time, ok bool) {
+// written). batchCmd, when set, is the command as BatchCommand found it:
+// it runs in a batch's transaction (batch.go), which already holds the
+// engine lock, so it does not wait for a pause that began during the
+// batch (Redis reads no other client's command in between either), and
+// BatchOpen saw no script running and no MULTI.
+func (e *Engine) checkClient(s *Session, args [][]byte, w Writer, batchCmd *Command) (cmd *Command, now time.Time, ok bool) {
+	inBatch := batchCmd != nil
 	// An HTTP request sent to the port (cross-protocol scripting): Redis
 	// checks the name before anything else, so the connection closes
 	// before a header or the body can run, even inside MULTI. Only for
@@ -89,7 +91,9 @@ func (e *Engine) checkClient(s *Session, args [][]byte, w Writer, inBatch bool) 
 	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
 		return nil, now, false
 	}
-	cmd = e.Table.Lookup(args)
+	if cmd = batchCmd; cmd == nil {
+		cmd = e.Table.Lookup(args)
+	}
 	if cmd == nil {
 		e.reject(s, nil, args, w, unknownCommandOrSubcommand(e.Table, args))
 		return cmd, now, false

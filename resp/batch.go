@@ -32,18 +32,21 @@ func (s *Server) batchOpen(c *client) bool {
 // others one by one as handle would.
 func (s *Server) handleRead(rc redcon.Conn, c *client, first redcon.Command, rest []redcon.Command) {
 	cmds := append(append(c.batchCmds[:0], first), rest...)
+	// Which commands may join, looked up once: a batch that ends early
+	// leaves the rest of its run for the next one.
+	joins := c.batchJoins[:0]
+	for _, cmd := range cmds {
+		j, w := s.eng.BatchCommand(cmd.Args)
+		joins = append(joins, batchMember{j, w})
+	}
 	for i := 0; i < len(cmds); {
-		if s.batchOpen(c) {
+		if joins[i].cmd != nil && s.batchOpen(c) && s.eng.BatchOpen(c.sess) {
 			write, k := false, i
-			for ; k < len(cmds); k++ {
-				join, w := s.eng.BatchJoins(c.sess, cmds[k].Args)
-				if !join {
-					break
-				}
-				write = write || w
+			for ; k < len(cmds) && joins[k].cmd != nil; k++ {
+				write = write || joins[k].write
 			}
 			if k-i >= 2 {
-				if ran := s.runBatch(c, cmds[i:k], write); ran > 0 {
+				if ran := s.runBatch(c, cmds[i:k], joins[i:k], write); ran > 0 {
 					i += ran
 					continue
 				}
@@ -52,18 +55,26 @@ func (s *Server) handleRead(rc redcon.Conn, c *client, first redcon.Command, res
 		s.handleOne(rc, cmds[i])
 		i++
 	}
-	clear(cmds) // the arguments point into redcon's read buffer
+	// The arguments point into redcon's read buffer: keep none.
+	clear(cmds)
+	clear(joins)
 	if cap(cmds) <= 64 {
-		c.batchCmds = cmds[:0]
+		c.batchCmds, c.batchJoins = cmds[:0], joins[:0]
 	} else {
-		c.batchCmds = nil
+		c.batchCmds, c.batchJoins = nil, nil
 	}
+}
+
+// batchMember is what engine.BatchCommand said of a command of the read.
+type batchMember struct {
+	cmd   *engine.Command // nil: runs alone
+	write bool
 }
 
 // runBatch runs cmds (which all joined) as one batch, as far as the
 // engine lets them, and hands their replies to redcon. It returns how
 // many ran; the caller runs the next one alone.
-func (s *Server) runBatch(c *client, cmds []redcon.Command, write bool) (ran int) {
+func (s *Server) runBatch(c *client, cmds []redcon.Command, joins []batchMember, write bool) (ran int) {
 	start := len(c.enc.Buf)
 	inCommand := false
 	defer func() {
@@ -85,11 +96,11 @@ func (s *Server) runBatch(c *client, cmds []redcon.Command, write bool) (ran int
 	defer c.busy.Store(false)
 	c.enc.Proto = c.sess.Proto
 	s.eng.RunBatch(c.sess, write, func(b *engine.Batch) {
-		for _, cmd := range cmds {
+		for i, cmd := range cmds {
 			c.commandStarts(cmd.Args)
 			inCommand = true
 			mark := len(c.enc.Buf)
-			ok, more := b.Dispatch(cmd.Args, &c.enc)
+			ok, more := b.Dispatch(joins[i].cmd, cmd.Args, &c.enc)
 			if !ok {
 				inCommand = false
 				c.commandSkipped()

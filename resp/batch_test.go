@@ -182,3 +182,33 @@ func TestBatchRepliesAfterFsync(t *testing.T) {
 		t.Fatal("replies went out before an fsync")
 	}
 }
+
+// Locks held through the lock registry keep batches going for other keys;
+// a release that hands the lock to a waiter ends its batch, so the next
+// command sees the waiter holding it.
+func TestBatchLockHandOver(t *testing.T) {
+	ts := startServer(t, engine.Config{}, Options{})
+	c, waiter := ts.dial(t), ts.dial(t)
+	if got := c.pipeline("LOCK.ACQUIRE lk a 30000"); !strings.HasPrefix(got[0], ":") {
+		t.Fatalf("LOCK.ACQUIRE: %q", got[0])
+	}
+	before := ts.eng.Stats.Batched.Load()
+	if got := strings.Join(c.pipeline("SET x 1", "INCR x", "GET x"), ""); got != "+OK\r\n:2\r\n$1\r\n2\r\n" {
+		t.Fatalf("replies %q", got)
+	}
+	if n := ts.eng.Stats.Batched.Load() - before; n != 3 {
+		t.Fatalf("with a lock held, %d commands ran in batches, want 3", n)
+	}
+	waiter.send(encodeCommands("LOCK.ACQUIRE lk b 30000 WAIT 60000"))
+	waitFor(t, func() bool { return ts.eng.BlockedClients() == 1 })
+	got := c.pipeline("LOCK.RELEASE lk a", "LOCK.RELEASE lk a", "LOCK.RELEASE lk b")
+	want := []string{":1\r\n", ":0\r\n", ":1\r\n"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("reply %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+	if r := waiter.reply(); !strings.HasPrefix(r, ":") {
+		t.Fatalf("waiter: %q", r)
+	}
+}

@@ -76,7 +76,8 @@ type client struct {
 
 	// batchCmds: the commands of the read being run (batch.go), kept
 	// for the next read.
-	batchCmds []redcon.Command
+	batchCmds  []redcon.Command
+	batchJoins []batchMember
 }
 
 // New makes a server for eng. Call Serve to accept connections.
