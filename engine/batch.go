@@ -52,6 +52,12 @@ func (e *Engine) BatchCommand(args [][]byte) (cmd *Command, write bool) {
 		cmd.Flags&(FlagWrite|FlagReadonly) == 0 { // neither: nothing known to be safe
 		return nil, false
 	}
+	switch cmd.Name {
+	case "flushall", "flushdb", "swapdb":
+		// Whole databases: SWAPDB serves blocked clients and the lock
+		// queue itself (swapdb.go), not through the keys it touched.
+		return nil, false
+	}
 	return cmd, cmd.Flags&(FlagWrite|FlagWriteTx) != 0
 }
 
