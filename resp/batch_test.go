@@ -212,3 +212,44 @@ func TestBatchLockHandOver(t *testing.T) {
 		t.Fatalf("waiter: %q", r)
 	}
 }
+
+// Batches of several connections interleave as whole transactions: every
+// INCR counts once, each connection sees its own INCRs rise, and the race
+// detector sees the batches' shared state.
+func TestBatchConcurrentConnections(t *testing.T) {
+	ts := startServer(t, engine.Config{}, Options{})
+	const conns, rounds, per = 6, 20, 8
+	cmds := make([]string, 0, per+1)
+	for range per {
+		cmds = append(cmds, "INCR n")
+	}
+	cmds = append(cmds, "GET n")
+	errs := make(chan string, conns)
+	for range conns {
+		c := ts.dial(t)
+		go func() {
+			last := 0
+			for range rounds {
+				c.send(encodeCommands(cmds...))
+				for i := range cmds {
+					r := c.reply()
+					n, err := strconv.Atoi(strings.TrimSpace(strings.TrimLeft(r[strings.LastIndexByte(r[:len(r)-2], '\n')+1:], ":")))
+					if err != nil || n <= last && i < per {
+						errs <- "reply " + strconv.Quote(r) + " after " + strconv.Itoa(last)
+						return
+					}
+					last = n
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range conns {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+	if got := ts.dial(t).pipeline("GET n"); got[0] != "$3\r\n960\r\n" {
+		t.Fatalf("GET n = %q, want 960", got[0])
+	}
+}
