@@ -54,6 +54,16 @@ func (s *Server) handleRead(rc redcon.Conn, c *client, first redcon.Command, res
 		}
 		s.handleOne(rc, cmds[i])
 		i++
+		if c.dc != nil && i < len(cmds) {
+			// It detached the connection (SUBSCRIBE...): redcon's
+			// Detach hands the rest of the read to the detached
+			// connection, which serveDetached runs once this handler
+			// returned; here the rest was already taken, so pass it
+			// on (the arguments stay valid: serveDetached reads from
+			// the same buffer only after them).
+			c.detachedCmds = append([]redcon.Command(nil), cmds[i:]...)
+			break
+		}
 	}
 	// The arguments point into redcon's read buffer: keep none.
 	clear(cmds)

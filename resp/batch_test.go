@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis/engine"
+	"github.com/lockredis/lockredis/pubsub"
 )
 
 // encodeCommands is the RESP of cmds (space-separated words), as one write.
@@ -251,5 +252,25 @@ func TestBatchConcurrentConnections(t *testing.T) {
 	}
 	if got := ts.dial(t).pipeline("GET n"); got[0] != "$3\r\n960\r\n" {
 		t.Fatalf("GET n = %q, want 960", got[0])
+	}
+}
+
+// Commands read together with a SUBSCRIBE that detaches the connection
+// are served after it as a detached connection's: QUIT behind it closes
+// the connection, as before batches.
+func TestBatchReadWithSubscribe(t *testing.T) {
+	hub := pubsub.NewHub(pubsub.Limits{}, nil)
+	defer hub.Close()
+	ts := startServer(t, engine.Config{}, Options{Hub: hub})
+	pubsub.Register(ts.eng, hub)
+	c := ts.dial(t)
+	c.send(encodeCommands("SET a 1", "GET a", "SUBSCRIBE ch", "PING", "QUIT", "SET after 1"))
+	got := c.rest()
+	want := "+OK\r\n$1\r\n1\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n*2\r\n$4\r\npong\r\n$0\r\n\r\n+OK\r\n"
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if r := ts.dial(t).pipeline("GET after"); r[0] != "$-1\r\n" {
+		t.Fatalf("the SET after QUIT ran: %q", r[0])
 	}
 }

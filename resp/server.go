@@ -78,6 +78,9 @@ type client struct {
 	// for the next read.
 	batchCmds  []redcon.Command
 	batchJoins []batchMember
+	// detachedCmds: the rest of the read of a command that detached the
+	// connection, run first by serveDetached (batch.go).
+	detachedCmds []redcon.Command
 
 	// pushMu orders the frames pushed to a detached connection with a
 	// reply that has frames of its own to follow it (flushWithAfterReply):
