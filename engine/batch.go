@@ -7,17 +7,19 @@ package engine
 // A Batch runs consecutive commands of one read in one transaction, with
 // the replies of one-by-one execution:
 //
-//   - only what cannot tell the difference joins (BatchJoins): a normal
-//     client's keyspace commands that neither block, run scripts, control
-//     MULTI nor subscribe, while nothing watches what a command does
-//     between its run and its commit (client tracking, maxmemory, a
-//     replication listener, a pause or a running script);
-//   - each command passes dispatchClient's checks at its position, so a
-//     refused command answers its error and the batch goes on;
-//   - a command that changed a key someone listens to (a blocked client,
-//     a WATCH, the lock queue) ends the batch: Committing serves those
-//     listeners once per transaction, as Redis serves blocked clients
-//     after each command, so the next command must see their turn;
+//   - only what cannot tell the difference joins: a normal client's
+//     keyspace commands that neither block, run scripts, control MULTI,
+//     subscribe nor administer (BatchCommand), while nothing watches what
+//     a command does between its run and its commit (BatchOpen: client
+//     tracking, maxmemory, a replication listener, a pause, a running
+//     script, MONITOR, MULTI, CLIENT REPLY OFF/SKIP);
+//   - each command passes dispatchClient's checks (checkClient) at its
+//     position, so a refused command answers its error and the batch
+//     goes on;
+//   - a command that changed a key a blocked client or the lock registry
+//     follows ends the batch (handsOver): Committing serves them once per
+//     transaction, and Redis serves blocked clients after each command,
+//     so the next command must see what they took;
 //   - the transaction writes if any member writes (the caller decides up
 //     front), so a read that finds a key expired deletes it at once, as
 //     the write that may follow would.
