@@ -31,11 +31,11 @@ redcon_port=$(free_port)
 redcon_pid=$!
 pids+=("$redcon_pid")
 gnet_port=$(free_port)
-"$tmp/floor" -port "$gnet_port" -mode gnet 2>/dev/null &
+"$tmp/floor" -port "$gnet_port" -mode gnet >/dev/null 2>&1 &
 gnet_pid=$!
 pids+=("$gnet_pid")
 gnet1_port=$(free_port)
-"$tmp/floor" -port "$gnet1_port" -mode gnet -loops 1 2>/dev/null &
+"$tmp/floor" -port "$gnet1_port" -mode gnet -loops 1 >/dev/null 2>&1 &
 gnet1_pid=$!
 pids+=("$gnet1_pid")
 for p in "$lock1_port" "$redcon_port" "$gnet_port" "$gnet1_port"; do
