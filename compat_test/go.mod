@@ -12,6 +12,7 @@ require (
 	github.com/go-redsync/redsync/v4 v4.13.0
 	github.com/gomodule/redigo v1.9.2
 	github.com/lockredis/lockredis v0.0.0
+	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/redis/go-redis/v9 v9.17.2
@@ -30,7 +31,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/orcaman/concurrent-map v1.0.0 // indirect
 	github.com/panjf2000/ants/v2 v2.11.3 // indirect
-	github.com/panjf2000/gnet/v2 v2.9.7 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/redis/rueidis/rueidiscompat v1.0.69 // indirect
 	github.com/satori/go.uuid v1.2.0 // indirect
