@@ -42,7 +42,7 @@ func (s *Server) handleRead(rc redcon.Conn, c *client, first redcon.Command, res
 	for i := 0; i < len(cmds); {
 		if joins[i].cmd != nil && s.batchOpen(c) && s.eng.BatchOpen(c.sess) {
 			write, k := false, i
-			for ; k < len(cmds) && joins[k].cmd != nil; k++ {
+			for ; k < len(cmds) && k-i < maxBatch && joins[k].cmd != nil; k++ {
 				write = write || joins[k].write
 			}
 			if k-i >= 2 {
@@ -74,6 +74,12 @@ func (s *Server) handleRead(rc redcon.Conn, c *client, first redcon.Command, res
 		c.batchCmds, c.batchJoins = nil, nil
 	}
 }
+
+// maxBatch bounds a batch: a write batch holds the engine lock for all
+// its commands, so a read of thousands of small commands (64 KB of SETs)
+// would keep every other connection waiting for milliseconds; past a few
+// dozen commands the transaction's own cost is already shared out.
+const maxBatch = 128
 
 // batchMember is what engine.BatchCommand said of a command of the read.
 type batchMember struct {

@@ -274,3 +274,28 @@ func TestBatchReadWithSubscribe(t *testing.T) {
 		t.Fatalf("the SET after QUIT ran: %q", r[0])
 	}
 }
+
+// A read of more commands than maxBatch runs as several batches, in
+// order.
+func TestBatchLongRead(t *testing.T) {
+	ts := startServer(t, engine.Config{}, Options{})
+	c := ts.dial(t)
+	cmds := make([]string, 0, 3*maxBatch+1)
+	for range 3 * maxBatch {
+		cmds = append(cmds, "INCR n")
+	}
+	cmds = append(cmds, "GET n")
+	before := ts.eng.Stats.Batches.Load()
+	got := c.pipeline(cmds...)
+	for i := range 3 * maxBatch {
+		if got[i] != ":"+strconv.Itoa(i+1)+"\r\n" {
+			t.Fatalf("reply %d: %q", i, got[i])
+		}
+	}
+	if want := "$3\r\n" + strconv.Itoa(3*maxBatch) + "\r\n"; got[len(got)-1] != want {
+		t.Fatalf("GET n = %q, want %q", got[len(got)-1], want)
+	}
+	if n := ts.eng.Stats.Batches.Load() - before; n < 4 {
+		t.Fatalf("%d batches for %d commands", n, len(cmds))
+	}
+}
