@@ -163,6 +163,11 @@ func (b *Blocked) Conclude(timedOut, left bool) (Reply, bool) {
 	if state == blockEnded {
 		return final, deliver
 	}
+	// Served: the reply (and a lock handed on if the client left) waits
+	// for the serving transaction's Finished, so that it never leaves
+	// before that transaction committed and is durable, even when the
+	// waiter stopped waiting by itself (its deadline, its client gone).
+	<-b.ready
 	if left {
 		// Served as the client left: nobody will read the reply. (The
 		// server asked the client's Alive probe just before serving it:
@@ -365,7 +370,7 @@ func (r *blockRegistry) serve(tx *Tx, k dbKey) {
 		b.state = blockServed
 		b.mu.Unlock()
 		r.remove(b)
-		b.wakeUp()
+		tx.served = append(tx.served, b) // woken in Finished
 	}
 }
 

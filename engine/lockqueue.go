@@ -434,7 +434,7 @@ func (r *lockRegistry) serveWaiter(tx *Tx, w *lockWaiter) bool {
 	b.state = blockServed
 	b.mu.Unlock()
 	r.unqueue(w)
-	b.wakeUp()
+	tx.served = append(tx.served, b) // woken in Finished
 	return true
 }
 

@@ -78,11 +78,18 @@ func (tx *Tx) CommitFailed(err error) {
 func (tx *Tx) Inherit(read keyspace.TxHooks) { tx.client = read.(*Tx).client }
 
 // Finished records the keys a tracking client read, after the deletions
-// of what the read found expired (tracking.go, rememberCall).
+// of what the read found expired (tracking.go, rememberCall), and wakes
+// the blocked commands the transaction served: their replies leave only
+// now, after the commit and (appendfsync always) the fsync covering it.
 func (tx *Tx) Finished() {
 	if tx.readBy != nil {
 		tx.e.tracker.remember(tx.readBy, tx.readKeys)
 	}
+	for i, b := range tx.served {
+		b.wakeUp()
+		tx.served[i] = nil
+	}
+	tx.served = tx.served[:0]
 }
 
 // Reset clears the command context for the next transaction.

@@ -109,6 +109,10 @@ type Tx struct {
 	quietTouched []dbKey
 	// handingOver: HandOver is running the lock queue (lockqueue.go).
 	handingOver bool
+	// served: blocked commands this transaction served (a BLPOP's
+	// element, a lock granted to a waiter), woken in Finished, once the
+	// transaction committed and what it wrote is durable (blocking.go).
+	served []*Blocked
 
 	// Client-side caching (tracking.go). client is the client whose
 	// command runs (Redis's current_client; nil for the expiry sweeper).

@@ -38,8 +38,10 @@ type TxHooks interface {
 	// Inherit: this transaction deletes the expired keys read (another
 	// transaction's hooks) found, on its behalf.
 	Inherit(read TxHooks)
-	// Finished: the transaction is over, committed or not, and its
-	// after-commit effects ran; called after the lock is released.
+	// Finished: the transaction is over, committed or not, its
+	// after-commit effects ran and, committed, it is durable (the restart
+	// fence's record, appendfsync always's fsync); called after the lock
+	// is released.
 	Finished()
 	// Reset: the Tx goes back to the pool.
 	Reset()

@@ -21,8 +21,8 @@ func (s *Store) Get() *Tx { return s.txPool.Get().(*Tx) }
 // nil fn runs the hooks' Body. In order: the body, then (write) the
 // Committing hook, buntdb's commit, the change listener and the
 // after-commit effects in commit order, the deletion of expired keys a
-// read transaction found, the Finished hook, the restart fence's record
-// and (appendfsync always) the fsync covering the commit.
+// read transaction found, the restart fence's record, (appendfsync
+// always) the fsync covering the commit, and the Finished hook.
 func (s *Store) Run(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	tx.write = write
 	tx.DB = db
@@ -50,7 +50,6 @@ func (s *Store) Run(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 	if len(tx.found) > 0 {
 		s.expireAfterRead(tx) // before the reply: see there
 	}
-	tx.up.Finished()
 	if err == nil {
 		if tx.maxTTL > 0 {
 			s.fence.grant(tx.maxTTL, s.cfg.Logf) // durable before the reply
@@ -60,6 +59,9 @@ func (s *Store) Run(tx *Tx, write bool, db int, fn func(tx *Tx)) {
 			s.persist.waitDurable()
 		}
 	}
+	// Last: the layer above sends replies of other clients from here
+	// (a blocked command this transaction served).
+	tx.up.Finished()
 	panicked := tx.panicked
 	tx.reset()
 	tx.up.Reset()
