@@ -37,21 +37,52 @@ func (t Type) Name() string {
 	return "none"
 }
 
-// A stored item is one buntdb value per Redis key:
+// A stored item is one buntdb value per Redis key, in one of two layouts.
+// Every value written today is compact:
 //
-//	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | token (uvarint) | payload
+//	flags (1 byte) | [type (1 byte)] | [expireAt (uvarint unix ms)] | token (uvarint) | payload
 //
-// The token is the key's fencing token (token.go). The type byte's high bit
-// says it is there: values written before tokens existed have none (0).
+// flags is 0b100ETTTT: E says an expiry is there, TTTT is the type's index
+// in compactTypes (15: the type byte follows). A key without a TTL spends
+// no byte on it, and a lock's expiry takes 6 bytes, not 8: beside a short
+// lock key and owner the item fits a smaller allocation (32 bytes instead
+// of 48 for SET lock:123456 owner-123 PX). Values written before (and read
+// from older files) have the long layout:
+//
+//	type (1 byte) | expireAt (8 bytes, big-endian unix ms; noExpire if none) | [token (uvarint)] | payload
+//
+// whose type byte is an ASCII letter (0x40-0x7f), with the high bit set
+// when a token follows; so a first byte 0b10xxxxxx is compact, anything
+// else long. The token is the key's fencing token (token.go).
 //
 // The expiry lives inside the value, with millisecond precision, so the key,
 // its contents and its TTL always change together in one buntdb Set. The
 // sweeper finds what to delete in the store's own expiry queue
 // (expiryqueue.go), not in a buntdb index.
 const (
-	headerLen = 9
+	headerLen = 9 // the long layout's fixed part
 	noExpire  = math.MaxUint64
+
+	compactMark    = 0x80 // flags & compactMask == compactMark: compact
+	compactMask    = 0xc0
+	compactExpiry  = 0x10
+	compactTypeOwn = 0x0f // type index: the type byte follows
 )
+
+// compactTypes are the type bytes a compact value names by index.
+var compactTypes = [...]byte{byte(TypeString), byte(TypeHash), byte(TypeList), byte(TypeSet),
+	byte(TypeZSet), byte(TypeStream), typeRawString, typeFloatString}
+
+// compactIndex is a type byte's index in compactTypes, compactTypeOwn if
+// it has none.
+func compactIndex(t byte) byte {
+	for i, c := range compactTypes {
+		if c == t {
+			return byte(i)
+		}
+	}
+	return compactTypeOwn
+}
 
 // Value is a decoded item. ExpireAt is unix milliseconds, 0 when the key
 // has no expiry. Payload is the type-specific encoding (a string's bytes).
@@ -91,48 +122,146 @@ const hasToken = 0x80
 // EncodeValue is v's stored form: the bytes buntdb keeps, and a
 // ChangePut carries.
 func EncodeValue(v Value) string {
-	return b2s(appendValue(make([]byte, 0, encodedCap(v)), v))
+	return b2s(appendValue(make([]byte, 0, encodedCap(v, v.Token)), v))
 }
 
-// encodedCap is room enough for v's stored form.
-func encodedCap(v Value) int { return headerLen + binary.MaxVarintLen64 + len(v.Payload) }
+// encodedCap is the length of v's stored form with a token no larger
+// than maxToken.
+func encodedCap(v Value, maxToken uint64) int {
+	n := 1 + uvarintLen(maxToken) + len(v.Payload)
+	if compactIndex(storedType(v)) == compactTypeOwn {
+		n++
+	}
+	if v.ExpireAt > 0 {
+		n += uvarintLen(uint64(v.ExpireAt))
+	}
+	return n
+}
 
-// appendValue appends v's stored form to b.
-func appendValue(b []byte, v Value) []byte {
-	var h [headerLen + binary.MaxVarintLen64]byte
-	h[0] = byte(v.Type)
+// uvarintLen is the length of x as a uvarint.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}
+
+// storedType is the type byte v is stored under: a string's encoding
+// hint rides in it.
+func storedType(v Value) byte {
 	if v.Type == TypeString {
 		switch v.Enc {
 		case EncRaw:
-			h[0] = typeRawString
+			return typeRawString
 		case EncFloat:
-			h[0] = typeFloatString
+			return typeFloatString
 		}
 	}
-	exp := uint64(noExpire)
+	return byte(v.Type)
+}
+
+// appendValue appends v's stored form (compact) to b.
+func appendValue(b []byte, v Value) []byte {
+	t := storedType(v)
+	idx := compactIndex(t)
+	flags := compactMark | idx
 	if v.ExpireAt > 0 {
-		exp = uint64(v.ExpireAt)
+		flags |= compactExpiry
 	}
-	binary.BigEndian.PutUint64(h[1:], exp)
-	h[0] |= hasToken
-	n := binary.PutUvarint(h[headerLen:], v.Token)
-	b = append(b, h[:headerLen+n]...)
+	b = append(b, flags)
+	if idx == compactTypeOwn {
+		b = append(b, t)
+	}
+	if v.ExpireAt > 0 {
+		b = binary.AppendUvarint(b, uint64(v.ExpireAt))
+	}
+	b = binary.AppendUvarint(b, v.Token)
 	return append(b, v.Payload...)
+}
+
+// header is what a stored value says about itself before its payload.
+type header struct {
+	typ      byte   // the stored type byte (pseudo-types 'r', 'f' included)
+	expireAt int64  // unix ms, 0: none
+	token    uint64 // 0: none
+	off      int    // where the payload starts
+}
+
+// parseHeader reads the header of a stored value in either layout. Bytes
+// too short or malformed (a damaged file) read as an empty string with no
+// expiry and no token (ok false).
+func parseHeader(s string) (h header, ok bool) {
+	bad := header{typ: byte(TypeString), off: len(s)}
+	if len(s) == 0 {
+		return bad, false
+	}
+	b0 := s[0]
+	if b0&compactMask != compactMark {
+		// The long layout.
+		if len(s) < headerLen {
+			return bad, false
+		}
+		h = header{typ: b0 &^ hasToken, expireAt: expireAtLong(s), off: headerLen}
+		if b0&hasToken != 0 {
+			tok, n := UvarintString(s[headerLen:])
+			h.token, h.off = tok, headerLen+n
+		}
+		return h, true
+	}
+	i := 1
+	switch idx := b0 & compactTypeOwn; {
+	case b0&^(compactMask|compactExpiry|compactTypeOwn) != 0:
+		return bad, false // a flag no writer sets
+	case idx == compactTypeOwn:
+		if len(s) < 2 {
+			return bad, false
+		}
+		h.typ, i = s[1], 2
+	case int(idx) < len(compactTypes):
+		h.typ = compactTypes[idx]
+	default:
+		return bad, false
+	}
+	if b0&compactExpiry != 0 {
+		at, n := UvarintString(s[i:])
+		if n == 0 {
+			return bad, false
+		}
+		h.expireAt, i = int64(at), i+n
+	}
+	tok, n := UvarintString(s[i:])
+	if n == 0 {
+		return bad, false
+	}
+	h.token, h.off = tok, i+n
+	return h, true
+}
+
+// validStored reports whether s is a well-formed stored value (what a
+// change batch or snapshot from elsewhere must carry).
+func validStored(s string) bool {
+	_, ok := parseHeader(s)
+	return ok
+}
+
+// typeOf is the Redis type of a stored value.
+func typeOf(s string) Type {
+	h, _ := parseHeader(s)
+	switch h.typ {
+	case typeRawString, typeFloatString:
+		return TypeString
+	}
+	return Type(h.typ)
 }
 
 // DecodeValue reads a stored form back. Malformed bytes (a damaged file)
 // decode to something, never a panic: a too short value is an empty
 // string.
 func DecodeValue(s string) Value {
-	if len(s) < headerLen {
-		return Value{Type: TypeString}
-	}
-	v := Value{Type: Type(s[0] &^ hasToken), ExpireAt: expireAtOf(s), Payload: s[headerLen:]}
-	if s[0]&hasToken != 0 {
-		tok, n := UvarintString(v.Payload)
-		v.Token, v.Payload = tok, v.Payload[n:]
-	}
-	switch v.Type {
+	h, _ := parseHeader(s)
+	v := Value{Type: Type(h.typ), ExpireAt: h.expireAt, Token: h.token, Payload: s[h.off:]}
+	switch h.typ {
 	case typeRawString:
 		v.Type, v.Enc = TypeString, EncRaw
 	case typeFloatString:
@@ -143,11 +272,8 @@ func DecodeValue(s string) Value {
 
 // tokenOf reads only the fencing token of an encoded value.
 func tokenOf(s string) uint64 {
-	if len(s) <= headerLen || s[0]&hasToken == 0 {
-		return 0
-	}
-	tok, _ := UvarintString(s[headerLen:])
-	return tok
+	h, _ := parseHeader(s)
+	return h.token
 }
 
 // UvarintString is binary.Uvarint on a string: the value and its length
@@ -166,9 +292,13 @@ func UvarintString(s string) (uint64, int) {
 
 // expireAtOf reads only the expiry of an encoded value.
 func expireAtOf(s string) int64 {
-	if len(s) < headerLen {
-		return 0
-	}
+	h, _ := parseHeader(s)
+	return h.expireAt
+}
+
+// expireAtLong reads the expiry of a long-layout value (len(s) >=
+// headerLen).
+func expireAtLong(s string) int64 {
 	exp := uint64(s[1])<<56 | uint64(s[2])<<48 | uint64(s[3])<<40 | uint64(s[4])<<32 |
 		uint64(s[5])<<24 | uint64(s[6])<<16 | uint64(s[7])<<8 | uint64(s[8])
 	if exp == noExpire {
