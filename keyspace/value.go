@@ -40,11 +40,12 @@ func (t Type) Name() string {
 // A stored item is one buntdb value per Redis key, in one of two layouts.
 // Every value written today is compact:
 //
-//	flags (1 byte) | [type (1 byte)] | [expireAt (uvarint unix ms)] | token (uvarint) | payload
+//	flags (1 byte) | [type (1 byte)] | [expireAt (6 or 8 bytes, big-endian unix ms)] | token (uvarint) | payload
 //
-// flags is 0b100ETTTT: E says an expiry is there, TTTT is the type's index
-// in compactTypes (15: the type byte follows). A key without a TTL spends
-// no byte on it, and a lock's expiry takes 6 bytes, not 8: beside a short
+// flags is 0b10EETTTT: EE is the expiry's width (00: none, 01: 6 bytes,
+// until the year 10889; 11: 8 bytes), TTTT the type's index in
+// compactTypes (15: the type byte follows). A key without a TTL spends no
+// byte on it, and a lock's expiry takes 6 bytes, not 8: beside a short
 // lock key and owner the item fits a smaller allocation (32 bytes instead
 // of 48 for SET lock:123456 owner-123 PX). Values written before (and read
 // from older files) have the long layout:
@@ -53,7 +54,8 @@ func (t Type) Name() string {
 //
 // whose type byte is an ASCII letter (0x40-0x7f), with the high bit set
 // when a token follows; so a first byte 0b10xxxxxx is compact, anything
-// else long. The token is the key's fencing token (token.go).
+// else long. The token is the key's fencing token (token.go). The expiry
+// has a fixed width, not a uvarint, because it is read on every lookup.
 //
 // The expiry lives inside the value, with millisecond precision, so the key,
 // its contents and its TTL always change together in one buntdb Set. The
@@ -65,7 +67,9 @@ const (
 
 	compactMark    = 0x80 // flags & compactMask == compactMark: compact
 	compactMask    = 0xc0
-	compactExpiry  = 0x10
+	compactExpiry  = 0x30 // the expiry's width:
+	compactExp6    = 0x10 // 6 bytes
+	compactExp8    = 0x30 // 8 bytes
 	compactTypeOwn = 0x0f // type index: the type byte follows
 )
 
@@ -132,10 +136,19 @@ func encodedCap(v Value, maxToken uint64) int {
 	if compactIndex(storedType(v)) == compactTypeOwn {
 		n++
 	}
-	if v.ExpireAt > 0 {
-		n += uvarintLen(uint64(v.ExpireAt))
-	}
+	n += expiryWidth(v.ExpireAt)
 	return n
+}
+
+// expiryWidth is the bytes a compact value spends on an expiry.
+func expiryWidth(at int64) int {
+	switch {
+	case at <= 0:
+		return 0
+	case at < 1<<48:
+		return 6
+	}
+	return 8
 }
 
 // uvarintLen is the length of x as a uvarint.
@@ -166,15 +179,21 @@ func appendValue(b []byte, v Value) []byte {
 	t := storedType(v)
 	idx := compactIndex(t)
 	flags := compactMark | idx
-	if v.ExpireAt > 0 {
-		flags |= compactExpiry
+	w := expiryWidth(v.ExpireAt)
+	switch w {
+	case 6:
+		flags |= compactExp6
+	case 8:
+		flags |= compactExp8
 	}
 	b = append(b, flags)
 	if idx == compactTypeOwn {
 		b = append(b, t)
 	}
-	if v.ExpireAt > 0 {
-		b = binary.AppendUvarint(b, uint64(v.ExpireAt))
+	if w > 0 {
+		var e [8]byte
+		binary.BigEndian.PutUint64(e[:], uint64(v.ExpireAt))
+		b = append(b, e[8-w:]...)
 	}
 	b = binary.AppendUvarint(b, v.Token)
 	return append(b, v.Payload...)
@@ -190,52 +209,72 @@ type header struct {
 
 // parseHeader reads the header of a stored value in either layout. Bytes
 // too short or malformed (a damaged file) read as an empty string with no
-// expiry and no token (ok false).
+// expiry and no token (ok false); a malformed token, in either layout,
+// reads as none.
 func parseHeader(s string) (h header, ok bool) {
-	bad := header{typ: byte(TypeString), off: len(s)}
+	at, i, ok := fixedHeader(s)
+	if !ok {
+		return header{typ: byte(TypeString), off: len(s)}, false
+	}
+	b0 := s[0]
+	h = header{expireAt: at, off: i}
+	if b0&compactMask != compactMark {
+		h.typ = b0 &^ hasToken
+		if b0&hasToken == 0 {
+			return h, true
+		}
+	} else if idx := b0 & compactTypeOwn; idx == compactTypeOwn {
+		h.typ = s[1]
+	} else {
+		h.typ = compactTypes[idx]
+	}
+	tok, n := UvarintString(s[i:])
+	h.token, h.off = tok, i+n
+	return h, true
+}
+
+// fixedHeader reads the part of a stored value's header before its token:
+// the expiry (unix ms, 0: none) and where the token starts; ok false when
+// that part is malformed.
+func fixedHeader(s string) (at int64, off int, ok bool) {
 	if len(s) == 0 {
-		return bad, false
+		return 0, 0, false
 	}
 	b0 := s[0]
 	if b0&compactMask != compactMark {
-		// The long layout.
 		if len(s) < headerLen {
-			return bad, false
+			return 0, 0, false
 		}
-		h = header{typ: b0 &^ hasToken, expireAt: expireAtLong(s), off: headerLen}
-		if b0&hasToken != 0 {
-			tok, n := UvarintString(s[headerLen:])
-			h.token, h.off = tok, headerLen+n
-		}
-		return h, true
+		return expireAtLong(s), headerLen, true
 	}
 	i := 1
-	switch idx := b0 & compactTypeOwn; {
-	case b0&^(compactMask|compactExpiry|compactTypeOwn) != 0:
-		return bad, false // a flag no writer sets
-	case idx == compactTypeOwn:
-		if len(s) < 2 {
-			return bad, false
+	if idx := b0 & compactTypeOwn; idx == compactTypeOwn {
+		i = 2
+	} else if int(idx) >= len(compactTypes) {
+		return 0, 0, false
+	}
+	switch b0 & compactExpiry {
+	case 0:
+		if len(s) < i {
+			return 0, 0, false
 		}
-		h.typ, i = s[1], 2
-	case int(idx) < len(compactTypes):
-		h.typ = compactTypes[idx]
-	default:
-		return bad, false
-	}
-	if b0&compactExpiry != 0 {
-		at, n := UvarintString(s[i:])
-		if n == 0 {
-			return bad, false
+		return 0, i, true
+	case compactExp6:
+		if len(s) < i+6 {
+			return 0, 0, false
 		}
-		h.expireAt, i = int64(at), i+n
+		e := s[i : i+6]
+		return int64(uint64(e[0])<<40 | uint64(e[1])<<32 | uint64(e[2])<<24 |
+			uint64(e[3])<<16 | uint64(e[4])<<8 | uint64(e[5])), i + 6, true
+	case compactExp8:
+		if len(s) < i+8 {
+			return 0, 0, false
+		}
+		e := s[i : i+8]
+		return int64(uint64(e[0])<<56 | uint64(e[1])<<48 | uint64(e[2])<<40 | uint64(e[3])<<32 |
+			uint64(e[4])<<24 | uint64(e[5])<<16 | uint64(e[6])<<8 | uint64(e[7])), i + 8, true
 	}
-	tok, n := UvarintString(s[i:])
-	if n == 0 {
-		return bad, false
-	}
-	h.token, h.off = tok, i+n
-	return h, true
+	return 0, 0, false // 0b10 in EE: no writer sets it
 }
 
 // validStored reports whether s is a well-formed stored value (what a
@@ -292,8 +331,8 @@ func UvarintString(s string) (uint64, int) {
 
 // expireAtOf reads only the expiry of an encoded value.
 func expireAtOf(s string) int64 {
-	h, _ := parseHeader(s)
-	return h.expireAt
+	at, _, _ := fixedHeader(s)
+	return at
 }
 
 // expireAtLong reads the expiry of a long-layout value (len(s) >=

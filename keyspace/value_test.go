@@ -118,7 +118,8 @@ func TestCompactLayoutSize(t *testing.T) {
 	}{
 		{Value{Type: TypeString, Payload: "v", Token: 1}, 2},                                        // flags, token
 		{Value{Type: TypeString, Payload: "owner-123", Token: 999999, ExpireAt: 1764650000000}, 10}, // + 6-byte expiry, 3-byte token
-		{Value{Type: TypeHash, Payload: "x", Token: 1 << 20, ExpireAt: 1}, 1 + 1 + 3},
+		{Value{Type: TypeHash, Payload: "x", Token: 1 << 20, ExpireAt: 1}, 1 + 6 + 3},
+		{Value{Type: TypeSet, Payload: "x", Token: 1, ExpireAt: 1 << 50}, 1 + 8 + 1}, // past the year 10889
 		{Value{Type: TypeString, Enc: EncRaw, Payload: "12"}, 2},
 		{Value{Type: Type('q'), Payload: "?", Token: 5}, 3}, // a type without an index: its byte follows
 	} {
@@ -136,7 +137,7 @@ func TestCompactLayoutSize(t *testing.T) {
 			t.Errorf("%+v: validStored %v typeOf %v", tc.v, validStored(enc), typeOf(enc))
 		}
 	}
-	for _, bad := range []string{"", "\x80", "\x90\x80", "\xa0\x01", "\x8f", "\x88\x01"} {
+	for _, bad := range []string{"", "\x90\x80", "\xb0\x01\x02\x03\x04\x05\x06\x07", "\xa0\x01", "\x8f", "\x88\x01"} {
 		if validStored(bad) {
 			t.Errorf("%q: valid", bad)
 		}
