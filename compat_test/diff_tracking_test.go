@@ -176,14 +176,17 @@ func TestDiffTracking(t *testing.T) {
 			p5Do(K, "FLUSHDB").then(R, 1),
 		)},
 		{name: "expiry", conns: 3, steps: trSteps(trRedirect(""),
-			p5Do(W, "SET a 1 PX 50"),
+			// TTLs of 400 ms: the GET right after each SET must find the
+			// key on both servers (with 50 ms, a loaded machine sometimes
+			// let it expire first on one of them).
+			p5Do(W, "SET a 1 PX 400"),
 			p5Do(K, "GET a"),
-			trAfter(300*time.Millisecond, p5Recv(R, 1)), // active expiry
-			p5Do(W, "SET b 1 PX 50"),
+			trAfter(1000*time.Millisecond, p5Recv(R, 1)), // active expiry
+			p5Do(W, "SET b 1 PX 400"),
 			p5Do(K, "GET b"),
 			// Lazy or active, the expiry sends one invalidation, and the
 			// read that found b expired is remembered after it.
-			trAfter(200*time.Millisecond, p5Do(K, "GET b")).then(R, 1),
+			trAfter(800*time.Millisecond, p5Do(K, "GET b")).then(R, 1),
 			p5Do(W, "SET b 2").then(R, 1),
 			p5Do(K, "GET c"),
 			p5Do(W, "SET c 1 EX 100").then(R, 1),

@@ -55,13 +55,19 @@ func cmdMonitor(c *Call) {
 // and no line can be queued before the OK. (Registering after the reply
 // left a window in which a client that had read the OK could send a
 // command the monitor never saw.)
+//
+// The count goes up before the OK is queued: feedMonitors skips the lock
+// while it reads 0, so a count raised after the OK left a window in which
+// a command sent by a client that had read the OK found no monitor (seen
+// under load: FUNCTION FLUSH missing from TestDiffMonitorFunctions). A feed
+// that sees the count takes monMu, so its line still follows the OK.
 func (o *opsState) addMonitor(s *Session) {
 	o.monMu.Lock()
+	o.monitors = append(o.monitors, s)
+	o.monCount.Add(1)
 	if !s.ReplyMuted() {
 		s.push(func(w Writer) { w.Status("OK") })
 	}
-	o.monitors = append(o.monitors, s)
-	o.monCount.Add(1)
 	o.monMu.Unlock()
 }
 

@@ -115,6 +115,9 @@ func (s *Session) push(write func(Writer)) {
 // flush carries the tracking client's null, as in Redis.
 type NullWriter interface{ NullOf(proto int) }
 
+// HasAfterReply reports whether RunAfterReply has anything to send.
+func (s *Session) HasAfterReply() bool { return len(s.afterReply) > 0 }
+
 // RunAfterReply sends what had to wait for the reply of the command just
 // run: the invalidations of the keys it changed itself. The connection
 // owner calls it once the reply is queued.

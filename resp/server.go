@@ -73,6 +73,13 @@ type client struct {
 
 	// rconn is the Router's view of the connection (router.go).
 	rconn Conn
+
+	// pushMu orders the frames pushed to a detached connection with a
+	// reply that has frames of its own to follow it (flushWithAfterReply):
+	// while holding is set, pushes are appended to held, after the reply.
+	pushMu  sync.Mutex
+	holding bool
+	held    []byte
 }
 
 // New makes a server for eng. Call Serve to accept connections.
@@ -318,9 +325,37 @@ func (s *Server) runOne(c *client, args [][]byte) {
 		// QUIT: a client that read the +OK is no longer subscribed.
 		c.sub.UnsubscribeAll()
 	}
+	// A monitor's line for its own command and the invalidations of the
+	// keys this command changed follow its reply.
+	if c.sub != nil && c.sess.HasAfterReply() {
+		c.flushWithAfterReply()
+		return
+	}
 	c.flush()
-	// Invalidations of the keys this command changed follow its reply.
 	c.sess.RunAfterReply()
+}
+
+// flushWithAfterReply queues the reply and the frames that follow it (the
+// session's after-reply work) as one piece on a detached connection. Sent
+// one after the other, a client that had read the reply could make another
+// client's command push its frame (a MONITOR line) in between, as
+// TestDiffMonitor saw under load; Redis appends them to the reply buffer in
+// one event-loop turn. Pushes from other goroutines meanwhile go after the
+// reply too: they ran at the same time as this command.
+func (c *client) flushWithAfterReply() {
+	c.pushMu.Lock()
+	c.holding = true
+	c.held = append(c.held[:0], c.enc.Buf...)
+	c.pushMu.Unlock()
+	c.enc.Buf = c.enc.Buf[:0]
+	c.sess.RunAfterReply()
+	c.pushMu.Lock()
+	c.holding = false
+	if len(c.held) > 0 {
+		c.sub.Send(c.held) // Send copies
+	}
+	c.held = c.held[:0]
+	c.pushMu.Unlock()
 }
 
 // waitBlocked parks the connection until its blocking command ends

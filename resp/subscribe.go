@@ -31,7 +31,13 @@ func (s *Server) detach(c *client) {
 	c.sess.SetPush(func(write func(engine.Writer)) {
 		enc := Encoder{Proto: c.sess.SharedProto()}
 		write(&enc)
-		c.sub.Send(enc.Buf)
+		c.pushMu.Lock()
+		if c.holding {
+			c.held = append(c.held, enc.Buf...) // server.go's flushWithAfterReply
+		} else {
+			c.sub.Send(enc.Buf)
+		}
+		c.pushMu.Unlock()
 	})
 }
 

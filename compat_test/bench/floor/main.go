@@ -1,11 +1,13 @@
 // Command floor is the least a server built on the fixed stack can do per
 // request: redcon's goroutine-per-connection server, and optionally one
-// buntdb transaction per command. floor.sh runs it beside redis-server and
+// buntdb transaction per command; or, to compare loops, gnet's event loops
+// with redcon's parser. floor.sh runs it beside redis-server and
 // lockredis with the same redis-benchmark load, to show how much of the
 // distance to redis-server is lockredis's own and how much is the stack's.
 //
 //	floor -port 16390 -mode noop    # +OK to every command, no work
 //	floor -port 16391 -mode buntdb  # SET k v NX PX ms as a buntdb Get+Set
+//	floor -port 16392 -mode gnet    # +OK to every command, on gnet's event loops (gnet.go)
 package main
 
 import (
@@ -20,8 +22,12 @@ import (
 
 func main() {
 	port := flag.Int("port", 16390, "TCP port")
-	mode := flag.String("mode", "noop", "noop or buntdb")
+	mode := flag.String("mode", "noop", "noop, buntdb or gnet")
+	loops := flag.Int("loops", 0, "gnet: event loops (0: one per core)")
 	flag.Parse()
+	if *mode == "gnet" {
+		log.Fatal(serveGnet(*port, *loops))
+	}
 
 	db, err := buntdb.Open(":memory:")
 	if err != nil {
