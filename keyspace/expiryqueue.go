@@ -60,10 +60,10 @@ func (q *expiryQueue) len() int { return len(q.packed) + len(q.wide) }
 // add pushes an entry.
 func (q *expiryQueue) add(at int64, bkey string) {
 	if rel := at - queueBase; rel >= 0 && rel < 1<<packAtBits && len(bkey) > 0 && len(bkey) < 1<<packLenBits {
-		q.packed = heapPush(q.packed, packedEntry{unsafe.StringData(bkey), uint64(rel)<<packLenBits | uint64(len(bkey))})
+		q.packed = heapPush(q.packed, packedEntry{unsafe.StringData(bkey), uint64(rel)<<packLenBits | uint64(len(bkey))}, packedEntry.before)
 		return
 	}
-	q.wide = heapPush(q.wide, expiryEntry{at, bkey})
+	q.wide = heapPush(q.wide, expiryEntry{at, bkey}, expiryEntry.before)
 }
 
 // popDue removes and returns the earliest entry if it is due before now.
@@ -81,13 +81,13 @@ func (q *expiryQueue) popDue(now int64) (expiryEntry, bool) {
 		if p.at >= now {
 			return expiryEntry{}, false
 		}
-		q.packed, _ = heapPop(q.packed)
+		q.packed, _ = heapPop(q.packed, packedEntry.before)
 		return p, true
 	case hasW:
 		if w.at >= now {
 			return expiryEntry{}, false
 		}
-		q.wide, _ = heapPop(q.wide)
+		q.wide, _ = heapPop(q.wide, expiryEntry.before)
 		return w, true
 	}
 	return expiryEntry{}, false
@@ -99,11 +99,11 @@ func (q *expiryQueue) reset() {
 
 // heapPush pushes x on the binary min-heap h: written out rather than
 // through container/heap, whose Push(any) would allocate per write.
-func heapPush[T interface{ before(T) bool }](h []T, x T) []T {
+func heapPush[T any](h []T, x T, before func(a, b T) bool) []T {
 	h = append(h, x)
 	for i := len(h) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if !h[i].before(h[parent]) {
+		if !before(h[i], h[parent]) {
 			break
 		}
 		h[parent], h[i] = h[i], h[parent]
@@ -113,7 +113,7 @@ func heapPush[T interface{ before(T) bool }](h []T, x T) []T {
 }
 
 // heapPop removes the minimum of the non-empty heap h.
-func heapPop[T interface{ before(T) bool }](h []T) ([]T, T) {
+func heapPop[T any](h []T, before func(a, b T) bool) ([]T, T) {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
@@ -122,10 +122,10 @@ func heapPop[T interface{ before(T) bool }](h []T) ([]T, T) {
 	h = h[:last]
 	for i := 0; ; {
 		l, r, min := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].before(h[min]) {
+		if l < len(h) && before(h[l], h[min]) {
 			min = l
 		}
-		if r < len(h) && h[r].before(h[min]) {
+		if r < len(h) && before(h[r], h[min]) {
 			min = r
 		}
 		if min == i {
