@@ -331,6 +331,12 @@ func UvarintString(s string) (uint64, int) {
 
 // expireAtOf reads only the expiry of an encoded value.
 func expireAtOf(s string) int64 {
+	if len(s) >= 7 && s[0]&0xf8 == compactMark|compactExp6 {
+		// A compact value of a named type with a 6-byte expiry: a lock.
+		_ = s[6]
+		return int64(uint64(s[1])<<40 | uint64(s[2])<<32 | uint64(s[3])<<24 |
+			uint64(s[4])<<16 | uint64(s[5])<<8 | uint64(s[6]))
+	}
 	at, _, _ := fixedHeader(s)
 	return at
 }
