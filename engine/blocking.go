@@ -250,6 +250,13 @@ func (r *blockRegistry) remove(b *Blocked) {
 	}
 }
 
+// waitsOn reports whether a client is blocked on k (batch.go).
+func (r *blockRegistry) waitsOn(k dbKey) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byKey[k]) > 0
+}
+
 // Waiting is the number of clients blocked on lists, sorted sets and
 // streams.
 func (r *blockRegistry) Waiting() int {

@@ -61,42 +61,63 @@ func (e *Engine) Dispatch(s *Session, tx *Tx, args [][]byte, w Writer) {
 // dispatchClient is Dispatch for a client's command; it returns the
 // command found, nil for an unknown one.
 func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Command {
+	cmd, now, ok := e.checkClient(s, args, w, nil)
+	if ok {
+		if s.BeforeRun != nil {
+			s.BeforeRun(cmd)
+		}
+		e.run(s, tx, cmd, args, w, now)
+	}
+	return cmd
+}
+
+// checkClient runs dispatchClient's checks, in Redis's order; ok says the
+// command is to run now (else it was refused or queued, and its reply
+// written). batchCmd, when set, is the command as BatchCommand found it:
+// it runs in a batch's transaction (batch.go), which already holds the
+// engine lock, so it does not wait for a pause that began during the
+// batch (Redis reads no other client's command in between either), and
+// BatchOpen saw no script running and no MULTI.
+func (e *Engine) checkClient(s *Session, args [][]byte, w Writer, batchCmd *Command) (cmd *Command, now time.Time, ok bool) {
+	inBatch := batchCmd != nil
 	// An HTTP request sent to the port (cross-protocol scripting): Redis
 	// checks the name before anything else, so the connection closes
 	// before a header or the body can run, even inside MULTI. Only for
 	// connections: the Go API has no socket an attacker can reach.
 	if s.Kind == KindClient && isCrossProtocolCommand(args[0]) {
 		e.crossProtocolAttack(s) // protect.go
-		return nil
+		return nil, now, false
 	}
 	if e.forcedRefusal(s, args, w) { // the Go API's SetError (forced.go)
-		return nil
+		return nil, now, false
 	}
-	cmd := e.Table.Lookup(args)
+	if cmd = batchCmd; cmd == nil {
+		cmd = e.Table.Lookup(args)
+	}
 	if cmd == nil {
 		e.reject(s, nil, args, w, unknownCommandOrSubcommand(e.Table, args))
-		return cmd
+		return cmd, now, false
 	}
-	now := time.Now()
+	now = time.Now()
 	s.Touch(cmd.FullName, now)
 	if !arityOK(cmd.Arity, len(args)) {
 		e.reject(s, cmd, args, w, ErrArity(cmd.FullName))
-		return cmd
+		return cmd, now, false
 	}
 	if cmd.Flags.Has(FlagProtected) && !e.protectedAllowed(s, cmd) { // cmd_debug.go
 		e.reject(s, cmd, args, w, errProtected(cmd))
-		return cmd
+		return cmd, now, false
 	}
 	if e.NeedsAuth(s) && !cmd.Flags.Has(FlagNoAuth) {
 		e.reject(s, cmd, args, w, ErrNoAuth)
-		return cmd
+		return cmd, now, false
 	}
 	if s.InMulti() && cmd.Flags.Has(FlagNoMulti) {
 		e.reject(s, cmd, args, w, errNotInMulti)
-		return cmd
+		return cmd, now, false
 	}
 	if e.aclRefuses(s, cmd, args, w) { // ACL permissions (acl_check.go)
-		return cmd
+		return cmd, now, false
 	}
 	// Cluster mode: keys in different slots (cmd_cluster.go).
 	if e.cluster.enabled {
@@ -106,32 +127,35 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 			} else {
 				e.reject(s, cmd, args, w, err)
 			}
-			return cmd
+			return cmd, now, false
 		}
 	}
 	// maxmemory (OOM) and a failing disk (MISCONF): guards.go.
 	if err := e.stateRefusal(s, cmd, args); err != nil {
 		e.reject(s, cmd, args, w, err)
-		return cmd
+		return cmd, now, false
 	}
 	if s.Proto == 2 && !cmd.Flags.Has(FlagSubscribedOK) && s.Subscriptions() > 0 {
 		e.reject(s, cmd, args, w, errSubscribedContext(cmd.FullName))
-		return cmd
+		return cmd, now, false
 	}
 	if s.Monitoring() && cmd.Flags&(FlagMayReplicate|FlagWrite|FlagReadonly) != 0 {
 		e.reject(s, cmd, args, w, errMonitorKeyspace) // monitor.go
-		return cmd
+		return cmd, now, false
 	}
 	// The keyspace is still loading (loading.go).
 	if err := e.loadingRefusal(cmd); err != nil {
 		e.reject(s, cmd, args, w, err)
-		return cmd
+		return cmd, now, false
 	}
 	// A script past busy-reply-threshold holds the engine lock: refuse at
 	// once rather than wait for it (guards.go).
 	if err := e.busyRefusal(cmd); err != nil {
 		e.reject(s, cmd, args, w, err)
-		return cmd
+		return cmd, now, false
+	}
+	if inBatch {
+		return cmd, now, true
 	}
 	// CLIENT PAUSE (and Server.Pause) hold commands here, connections open.
 	e.WaitPause(cmd, s.Done)
@@ -140,21 +164,17 @@ func (e *Engine) dispatchClient(s *Session, tx *Tx, args [][]byte, w Writer) *Co
 	if s.InMulti() && !cmd.Flags.Has(FlagMultiControl) {
 		s.Queue(cmd, args)
 		w.Status("QUEUED")
-		return cmd
+		return cmd, now, false
 	}
 	// A running script holds the keyspace: wait for it to end or to pass
 	// busy-reply-threshold, then BUSY (guards.go).
 	if !cmd.Flags.Has(FlagNoKeyspace) && e.guards.scriptsRunning.Load() > 0 {
 		if err := e.waitForScript(cmd, s.Done); err != nil {
 			e.reject(s, cmd, args, w, err)
-			return cmd
+			return cmd, now, false
 		}
 	}
-	if s.BeforeRun != nil {
-		s.BeforeRun(cmd)
-	}
-	e.run(s, tx, cmd, args, w, now)
-	return cmd
+	return cmd, now, true
 }
 
 // dispatchScript is Dispatch for redis.call: Redis's scriptCall, whose

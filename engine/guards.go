@@ -267,16 +267,18 @@ func replyMark(w Writer) (uint64, bool) {
 	return 0, false
 }
 
-// replaceWithDiskError replaces a command's reply with MISCONF after its
-// commit failed to write the append-only file.
-func (e *Engine) replaceWithDiskError(w Writer, mark uint64, err error) {
+// replaceWithDiskError replaces the replies of n commands with MISCONF
+// after their commit failed to write the append-only file.
+func (e *Engine) replaceWithDiskError(w Writer, mark uint64, err error, n int) {
 	r, ok := w.(Retractor)
 	if !ok || !r.RetractReply(mark) {
 		return
 	}
 	msg := keyspace.MisconfMessage(err)
-	e.CountError(msg)
-	w.Error(msg)
+	for range n {
+		e.CountError(msg)
+		w.Error(msg)
+	}
 }
 
 // ReplyMark and RetractReply make the Recorder (the Go API's and tests'

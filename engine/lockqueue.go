@@ -512,6 +512,20 @@ func (r *lockRegistry) keyTouched(tx *Tx, k dbKey) {
 	}
 }
 
+// follows reports whether keyTouched has anything to do for k: a
+// session key, a lock held through the registry, waiters or a deadline
+// timer (batch.go ends its batch after such a change).
+func (r *lockRegistry) follows(k dbKey) bool {
+	if isSessionKey(k) {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, held := r.held[k]
+	_, timed := r.timers[k]
+	return held || timed || len(r.queues[k]) > 0
+}
+
 // forgetReleased drops the grants recorded for k that no longer hold.
 func (r *lockRegistry) forgetReleased(tx *Tx, k dbKey) {
 	lv := viewLock(tx, k.db, StringBytes(k.key))

@@ -67,7 +67,9 @@ func (tx *Tx) Committing() {
 // back what the handler replied about.
 func (tx *Tx) CommitFailed(err error) {
 	if tx.retractable {
-		tx.e.replaceWithDiskError(tx.callW, tx.replyMark, err)
+		// A batch: every command answered since its first write gets
+		// the error (the later ones would have been refused MISCONF).
+		tx.e.replaceWithDiskError(tx.callW, tx.replyMark, err, max(1, tx.cmdBatch.replies))
 	}
 }
 
@@ -91,6 +93,7 @@ func (tx *Tx) Reset() {
 	tx.callW = nil
 	tx.depth = 0
 	tx.replyMark, tx.retractable = 0, false
+	tx.cmdBatch = Batch{}
 	tx.touched = tx.touched[:0]
 	tx.quiet = false
 	tx.quietTouched = tx.quietTouched[:0]

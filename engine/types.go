@@ -134,6 +134,9 @@ type Tx struct {
 	// can be retracted (retractable: guards.go).
 	replyMark   uint64
 	retractable bool
+	// cmdBatch: the commands of one read run in this transaction
+	// (batch.go).
+	cmdBatch Batch
 }
 
 // Session is the state of one client that commands read and change:
@@ -290,6 +293,11 @@ type Stats struct {
 	PubsubMessages  atomic.Int64
 	ProtocolErrors  atomic.Int64
 	ExpireCycleRuns atomic.Int64
+	// Batches and Batched: transactions that ran commands of one read
+	// together, and the commands they ran (batch.go; in no INFO field,
+	// for tests and benchmarks).
+	Batches atomic.Int64
+	Batched atomic.Int64
 
 	aofFsync histogram // how long the AOF's fsyncs took (StatsSnapshot)
 }

@@ -15,6 +15,10 @@ func (s *Store) SetChangeListener(l ChangeListener) {
 	s.changes.listener.Store(&l)
 }
 
+// Recording reports whether a change listener is set: write transactions
+// record their changes for it (the engine's batches then keep out).
+func (s *Store) Recording() bool { return s.changes.listener.Load() != nil }
+
 // RegisterState registers the handler of the state recorded as name
 // (Tx.RecordState), which Apply, Snapshot and Restore use.
 func (s *Store) RegisterState(name string, h StateHandler) {

@@ -127,6 +127,13 @@ func (c *client) commandStarts(args [][]byte) {
 	c.out.argc.Store(int32(len(args)))
 }
 
+// commandSkipped undoes commandStarts for a command that did not run
+// (it runs later, alone: batch.go).
+func (c *client) commandSkipped() {
+	c.out.argvMem.Store(0)
+	c.out.argc.Store(0)
+}
+
 // commandEnds records that the command ran and its reply was queued.
 func (c *client) commandEnds(replyLen int) {
 	c.out.argvMem.Store(0)

@@ -74,6 +74,14 @@ type client struct {
 	// rconn is the Router's view of the connection (router.go).
 	rconn Conn
 
+	// batchCmds: the commands of the read being run (batch.go), kept
+	// for the next read.
+	batchCmds  []redcon.Command
+	batchJoins []batchMember
+	// detachedCmds: the rest of the read of a command that detached the
+	// connection, run first by serveDetached (batch.go).
+	detachedCmds []redcon.Command
+
 	// pushMu orders the frames pushed to a detached connection with a
 	// reply that has frames of its own to follow it (flushWithAfterReply):
 	// while holding is set, pushes are appended to held, after the reply.
@@ -268,8 +276,22 @@ func (s *Server) forget(c *client) {
 	}
 }
 
-// handle runs one command read from a connection.
+// handle runs one command read from a connection, or, when redcon parsed
+// more from the same read and they may run together, the batch of them
+// (batch.go).
 func (s *Server) handle(rc redcon.Conn, cmd redcon.Command) {
+	if s.opts.Router == nil && len(rc.PeekPipeline()) > 0 {
+		c := rc.Context().(*client)
+		if s.batchOpen(c) {
+			s.handleRead(rc, c, cmd, rc.ReadPipeline())
+			return
+		}
+	}
+	s.handleOne(rc, cmd)
+}
+
+// handleOne runs one command read from a connection.
+func (s *Server) handleOne(rc redcon.Conn, cmd redcon.Command) {
 	c := rc.Context().(*client)
 	if c.sess.CloseAfterReply || c.gc.obuf.closed.Load() {
 		return // closing: nothing pipelined after QUIT, an HTTP header or an output buffer overrun runs

@@ -3,6 +3,7 @@ package resp
 import (
 	"github.com/lockredis/lockredis/engine"
 	"github.com/lockredis/lockredis/pubsub"
+	"github.com/tidwall/redcon"
 )
 
 // Subscribing detaches a connection from redcon's loop: from then on a
@@ -60,9 +61,14 @@ func (s *Server) serveDetached(c *client) {
 		s.forget(c)
 	}()
 	for {
-		cmd, err := c.dc.ReadCommand()
-		if err != nil {
-			return
+		var cmd redcon.Command
+		if len(c.detachedCmds) > 0 {
+			cmd, c.detachedCmds = c.detachedCmds[0], c.detachedCmds[1:]
+		} else {
+			var err error
+			if cmd, err = c.dc.ReadCommand(); err != nil {
+				return
+			}
 		}
 		s.runOne(c, cmd.Args)
 		if c.sess.CloseAfterReply {
