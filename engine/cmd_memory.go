@@ -30,7 +30,7 @@ import (
 
 const (
 	memItemOverhead   = 64 // buntdb item (key, value, options) and its B-tree slot
-	memExpireOverhead = 32 // an entry of the expiry queue
+	memExpireOverhead = 16 // an entry of the expiry queue
 )
 
 func memoryCommands() []*Command {

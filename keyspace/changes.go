@@ -93,7 +93,7 @@ func (s *Store) checkBatch(b *ChangeBatch) error {
 			if c.DB < 0 || c.DB >= n {
 				return fmt.Errorf("keyspace: change %d: database %d out of range", i, c.DB)
 			}
-			if c.Kind == ChangePut && len(c.Raw) < headerLen {
+			if c.Kind == ChangePut && !validStored(c.Raw) {
 				return fmt.Errorf("keyspace: change %d: stored value too short", i)
 			}
 		case ChangeSwapDB:
@@ -180,7 +180,7 @@ func (tx *Tx) putStored(bkey, raw string) {
 		tx.volDelta[db]++
 		tx.expiring = append(tx.expiring, expiryEntry{at, bkey})
 	}
-	if raw[0]&^hasToken == byte(TypeHash) {
+	if typeOf(raw) == TypeHash {
 		tx.queueFieldExpiry(bkey, DecodeValue(raw).Payload, prev)
 	}
 }

@@ -219,7 +219,7 @@ func (tx *Tx) restoreSnapshot(br *bufio.Reader, next uint64) error {
 			s.tokens.raise(next)
 			return nil
 		case ChangePut:
-			if c.DB >= s.Databases() || len(c.Raw) < headerLen {
+			if c.DB >= s.Databases() || !validStored(c.Raw) {
 				return errBadSnapshot
 			}
 			tx.putStored(storeKey(c.DB, s2b(c.Key)), c.Raw)

@@ -140,7 +140,7 @@ func (s *Store) randIntN(n int) int {
 // storedFieldExpiry is the earliest field expiry of an encoded item, 0 when
 // it is not a hash or no field has one.
 func (s *Store) storedFieldExpiry(raw string) int64 {
-	if len(raw) < headerLen || Type(raw[0]&^hasToken) != TypeHash {
+	if typeOf(raw) != TypeHash {
 		return 0
 	}
 	return s.fieldExpiry(DecodeValue(raw).Payload)

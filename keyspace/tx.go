@@ -238,7 +238,8 @@ func (tx *Tx) PutIn(db int, key []byte, v Value) {
 	// The key and its stored value share one allocation: buntdb keeps
 	// both strings in the item for as long as it lives, and a Set of the
 	// same key replaces both.
-	kv := make([]byte, 1+len(key), 1+len(key)+encodedCap(v))
+	// Room for the token tokenFor will pick: the next one at most.
+	kv := make([]byte, 1+len(key), 1+len(key)+encodedCap(v, tx.s.tokens.next))
 	kv[0] = byte(db)
 	copy(kv[1:], key)
 	bkey := b2s(kv)

@@ -143,6 +143,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			defer os.Remove(pidfile)
 		}
 	}
+	// The Go memory limit follows maxmemory (memlimit.go).
+	memLimit := newMemLimit(os.Getenv("GOMEMLIMIT"), logf)
+	memLimit.apply(set.Int("maxmemory"))
 	shutdownDone := make(chan error, 1)
 	opts := lockredis.Options{
 		Params:     set.Map(),
@@ -154,6 +157,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			if name == "loglevel" {
 				setLogLevel(value)
 			}
+			memLimit.onConfigSet(name, value)
 		},
 	}
 	var srv *lockredis.Server
