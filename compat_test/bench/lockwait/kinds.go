@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 	"github.com/lockredis/lockredis/compat_test/recipes"
 	"github.com/redis/go-redis/v9"
 )
@@ -161,7 +162,7 @@ func measureKind(workload, method string, srv server, p kindParams) kindResult {
 	)
 	grants0 := infoInt(admin, "locks", "queue_grants")
 	stop := time.Now().Add(p.dur)
-	cpu0 := cpuTime(srv.pid)
+	cpu0 := serverstat.CPUTime(srv.pid)
 	start := time.Now()
 	for i := 0; i < p.clients; i++ {
 		wg.Add(1)
@@ -279,7 +280,7 @@ func measureKind(workload, method string, srv server, p kindParams) kindResult {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := cpuTime(srv.pid) - cpu0
+	cpu := serverstat.CPUTime(srv.pid) - cpu0
 	res := kindResult{method: describeKind(workload, method), server: srv.name, acqs: acqs.Load(),
 		perSec: float64(acqs.Load()) / elapsed.Seconds(), p50: quantile(waits, 0.5), p99: quantile(waits, 0.99),
 		p99w: quantile(wwaits, 0.99)}

@@ -43,6 +43,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -214,20 +215,6 @@ func median(rs []result) result {
 	return s[len(s)/2]
 }
 
-// cpuTime is utime+stime of pid, from /proc/PID/stat (in clock ticks of
-// 10 ms on Linux).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
-}
-
 func infoInt(c *redis.Client, section, field string) int64 {
 	s, _ := c.Info(context.Background(), section).Result()
 	for _, line := range strings.Split(s, "\r\n") {
@@ -260,7 +247,7 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 	)
 	grants0 := infoInt(admin, "locks", "queue_grants")
 	stop := time.Now().Add(dur)
-	cpu0 := cpuTime(srv.pid)
+	cpu0 := serverstat.CPUTime(srv.pid)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -342,7 +329,7 @@ func measure(mode string, srv server, n int, dur, cs time.Duration) result {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := cpuTime(srv.pid) - cpu0
+	cpu := serverstat.CPUTime(srv.pid) - cpu0
 	sort.Slice(waits, func(i, j int) bool { return waits[i] < waits[j] })
 	q := func(p float64) time.Duration {
 		if len(waits) == 0 {

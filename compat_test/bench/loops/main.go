@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -175,9 +176,9 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 
 func measure(s *server, l load, n int) (result, error) {
 	s.c.FlushAll(context.Background())
-	before := cpuTime(s.pid)
+	before := serverstat.CPUTime(s.pid)
 	ops, elapsed, err := l.run(s, n)
-	cpu := cpuTime(s.pid) - before
+	cpu := serverstat.CPUTime(s.pid) - before
 	if err != nil {
 		return result{}, err
 	}
@@ -272,18 +273,6 @@ func median(rs []result) result {
 		opsPerSec: pick(func(r result) float64 { return r.opsPerSec }),
 		cpuPerOp:  time.Duration(pick(func(r result) float64 { return float64(r.cpuPerOp) })),
 	}
-}
-
-// cpuTime is the CPU time a process has used (user + system).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
 }
 
 // bench runs redis-benchmark -n n with args.

@@ -18,7 +18,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/lockredis/lockredis"
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -89,12 +89,12 @@ type result struct {
 // measure loads the locks into one server and reports its growth.
 func measure(c *redis.Client, pid, keys int, load func(c *redis.Client, count int) error) (result, error) {
 	ctx := context.Background()
-	heldBefore := held(c)
+	heldBefore := serverstat.HeldMemory(c)
 	rssBefore, err := rss(pid)
 	if err != nil {
 		return result{}, err
 	}
-	cpuBefore := cpuTime(pid)
+	cpuBefore := serverstat.CPUTime(pid)
 	if err := load(c, keys); err != nil {
 		return result{}, err
 	}
@@ -103,12 +103,12 @@ func measure(c *redis.Client, pid, keys int, load func(c *redis.Client, count in
 	if err != nil {
 		return result{}, err
 	}
-	cpu := cpuTime(pid) - cpuBefore
+	cpu := serverstat.CPUTime(pid) - cpuBefore
 	n, err := c.DBSize(ctx).Result()
 	if err != nil || n == 0 {
 		return result{}, fmt.Errorf("DBSIZE %d %v", n, err)
 	}
-	heldAfter := held(c)
+	heldAfter := serverstat.HeldMemory(c)
 	return result{
 		rss:  float64(rssAfter-rssBefore) / float64(n),
 		held: float64(heldAfter-heldBefore) / float64(n),
@@ -129,40 +129,6 @@ func rss(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
-}
-
-// cpuTime is the CPU time a process has used (user + system).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ 100
-}
-
-// held is what a server holds after MEMORY PURGE (which makes lockredis
-// collect its garbage first): redis-server's used_memory, lockredis's
-// used_memory_go_heap.
-func held(c *redis.Client) int64 {
-	ctx := context.Background()
-	c.Do(ctx, "MEMORY", "PURGE")
-	info, _ := c.Info(ctx, "memory").Result()
-	fields := map[string]int64{}
-	sc := bufio.NewScanner(strings.NewReader(info))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			fields[k] = n
-		}
-	}
-	if n, ok := fields["used_memory_go_heap"]; ok {
-		return n
-	}
-	return fields["used_memory"]
 }
 
 func loadStringLocks(c *redis.Client, count int) error {

@@ -37,6 +37,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 )
 
 const channel = "bench:stall"
@@ -245,18 +247,6 @@ func vmRSS(pid int) int64 {
 	return 0
 }
 
-// cpuTime is the CPU time a process has used (user + system).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
-}
-
 // stalledSubscriber subscribes to the channel and never reads again. Its
 // receive buffer is made small before connecting, so that the kernel
 // holds little and the server has to queue the rest.
@@ -336,7 +326,7 @@ func run(s server, m mode, total int64, seed int64) (result, error) {
 	defer pub.c.Close()
 
 	rssBefore := vmRSS(s.pid)
-	cpuBefore := cpuTime(s.pid)
+	cpuBefore := serverstat.CPUTime(s.pid)
 	var peak atomic.Int64
 	peak.Store(rssBefore)
 	stop := make(chan struct{})
@@ -449,7 +439,7 @@ func run(s server, m mode, total int64, seed int64) (result, error) {
 	pubSecs := time.Since(start).Seconds()
 	close(stop)
 	wg.Wait()
-	cpu := cpuTime(s.pid) - cpuBefore
+	cpu := serverstat.CPUTime(s.pid) - cpuBefore
 	if pubErr != nil {
 		return result{}, fmt.Errorf("publisher: %w", pubErr)
 	}

@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -28,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockredis/lockredis/compat_test/bench/serverstat"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -193,19 +193,6 @@ func median(rs []result) result {
 	}
 }
 
-// cpuTime is the CPU time a process has used (user + system).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
-}
-
 func errorReplies(s *server) int64 {
 	info, _ := s.c.Info(context.Background(), "stats").Result()
 	for _, line := range strings.Split(info, "\r\n") {
@@ -242,9 +229,9 @@ func evalsha(script string, args ...string) func(s *server) (result, error) {
 func redisBenchmark(s *server, args []string) (result, error) {
 	host, port, _ := strings.Cut(s.addr, ":")
 	cmd := exec.Command("redis-benchmark", append([]string{"-h", host, "-p", port, "--csv"}, args...)...)
-	before := cpuTime(s.pid)
+	before := serverstat.CPUTime(s.pid)
 	out, err := cmd.Output()
-	cpu := cpuTime(s.pid) - before
+	cpu := serverstat.CPUTime(s.pid) - before
 	if err != nil {
 		return result{}, fmt.Errorf("redis-benchmark: %v", err)
 	}
@@ -279,7 +266,7 @@ func cycles(clients, total int) func(s *server) (result, error) {
 		}
 		var done atomic.Int64
 		var firstErr atomic.Value
-		before := cpuTime(s.pid)
+		before := serverstat.CPUTime(s.pid)
 		start := time.Now()
 		var wg sync.WaitGroup
 		for w := 0; w < clients; w++ {
@@ -304,7 +291,7 @@ func cycles(clients, total int) func(s *server) (result, error) {
 		}
 		wg.Wait()
 		elapsed := time.Since(start)
-		cpu := cpuTime(s.pid) - before
+		cpu := serverstat.CPUTime(s.pid) - before
 		if err, _ := firstErr.Load().(error); err != nil {
 			return result{}, err
 		}
@@ -318,7 +305,7 @@ func cycles(clients, total int) func(s *server) (result, error) {
 func bytesPerKey(s *server, count int, load func(s *server, count int) error) (float64, error) {
 	ctx := context.Background()
 	s.c.FlushAll(ctx)
-	before := usedMemory(s)
+	before := serverstat.HeldMemory(s.c)
 	if err := load(s, count); err != nil {
 		return 0, err
 	}
@@ -326,31 +313,9 @@ func bytesPerKey(s *server, count int, load func(s *server, count int) error) (f
 	if err != nil || keys == 0 {
 		return 0, fmt.Errorf("DBSIZE %d %v", keys, err)
 	}
-	grown := usedMemory(s) - before
+	grown := serverstat.HeldMemory(s.c) - before
 	s.c.FlushAll(ctx)
 	return float64(grown) / float64(keys), nil
-}
-
-// usedMemory is what a server really holds, after MEMORY PURGE (which
-// makes lockredis collect its garbage first): redis-server's used_memory
-// (its allocator's count), lockredis's used_memory_go_heap (its
-// used_memory is an estimate that maxmemory is checked against).
-func usedMemory(s *server) int64 {
-	ctx := context.Background()
-	s.c.Do(ctx, "MEMORY", "PURGE")
-	info, _ := s.c.Info(ctx, "memory").Result()
-	fields := map[string]int64{}
-	sc := bufio.NewScanner(strings.NewReader(info))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			fields[k] = n
-		}
-	}
-	if n, ok := fields["used_memory_go_heap"]; ok {
-		return n
-	}
-	return fields["used_memory"]
 }
 
 func loadStringLocks(s *server, count int) error {
