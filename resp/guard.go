@@ -200,11 +200,6 @@ type guardConn struct {
 	wakeMu    sync.Mutex
 	wakeArmed bool
 	wake      func()
-	// drained: the last read was short (fill); parkFn is awaitBlocked's
-	// first wait, made once, and parked its state.
-	drained bool
-	parked  bool
-	parkFn  func(uintptr) bool
 
 	// Sizes, from the constants above; tests make them small.
 	firstBuf, minHold, maxHold int
@@ -332,10 +327,6 @@ func (g *guardConn) fill() error {
 		g.buf = nb
 	}
 	n, err := g.Conn.Read(g.buf[g.w:])
-	// A short read of a TCP socket took all it had: the next bytes bring
-	// the poller an edge of their own (awaitBlocked). TLS may keep records
-	// it read and did not hand out yet.
-	g.drained = err == nil && n > 0 && n < len(g.buf)-g.w && !g.isTLS()
 	if n > 0 {
 		g.w += n
 		g.in.read.Store(g.base + int64(g.w))
@@ -652,20 +643,6 @@ const peekLimit = 64 << 10
 // longAgo is a read deadline that has passed: it wakes a read at once.
 var longAgo = time.Unix(1, 0)
 
-// park waits until the socket is readable, or the read deadline passes,
-// without reading.
-func (g *guardConn) park() error {
-	if g.parkFn == nil {
-		g.parkFn = func(uintptr) bool {
-			// The first call comes before the wait: not ready yet.
-			g.parked = !g.parked
-			return !g.parked
-		}
-	}
-	g.parked = false
-	return g.raw.Read(g.parkFn)
-}
-
 // wakeRead is awaitBlocked's wake: it interrupts the read of the waiting
 // connection, unless the wait is over.
 func (g *guardConn) wakeRead() {
@@ -714,16 +691,7 @@ func (g *guardConn) awaitBlocked(b *engine.Blocked, closing <-chan struct{}) (en
 		return b.Conclude(false, false) // settled already
 	}
 	for g.readErr == nil && g.w-g.r < peekLimit {
-		var err error
-		if g.drained && g.raw != nil {
-			// The socket was emptied by the last read: wait for it to be
-			// readable without a read that would find nothing (one
-			// syscall less per wait), then read.
-			g.drained = false
-			err = g.park()
-		} else {
-			err = g.fill()
-		}
+		err := g.fill()
 		if err == nil {
 			continue
 		}
