@@ -37,7 +37,8 @@
 // transaction will commit (Committing: the last moment to change keys, where
 // WATCH, blocked clients and the lock queue are served). After the lock is
 // released it calls CommitFailed (the AOF write failed and buntdb rolled
-// back), Finished, and Reset. Store-wide hooks are Config's FieldExpiry,
+// back), Finished (last, once the commit is durable: the layer above wakes
+// the blocked clients it served there), and Reset. Store-wide hooks are Config's FieldExpiry,
 // RandIntN, ExpiredKeys, OnSweep and OnFsync.
 //
 // # Files, bottom up
